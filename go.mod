@@ -1,0 +1,3 @@
+module mcp
+
+go 1.24
