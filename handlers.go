@@ -300,10 +300,11 @@ var discoverVersions = func() string {
 	return string(b[1 : len(b)-1])
 }()
 
-// failMissingMeta answers a request that lacks a _meta field it needs.
+// failMissingMeta answers a request that lacks a _meta field it needs,
+// or has it with the wrong type.
 func (s *server) failMissingMeta(field string) {
 	s.errorStart(codeInvalidParams, "Invalid params")
-	s.out = append(s.out, `,"data":{"missing":"_meta.`...)
+	s.out = append(s.out, `,"data":{"required":"_meta.`...)
 	s.out = append(s.out, field...)
 	s.out = append(s.out, `"}}`...)
 }
