@@ -13,12 +13,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -497,4 +501,512 @@ func equalJSON(a, b any) bool {
 		return true
 	}
 	return a == b
+}
+
+// Replies used by the tables below.
+const (
+	pingLine       = `{"jsonrpc":"2.0","id":"after","method":"ping"}`
+	pingReply      = `{"jsonrpc":"2.0","id":"after","result":{}}` + "\n"
+	parseError     = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"
+	invalidRequest = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"
+)
+
+// echoCall is a tools/call of echo with the given raw JSON text value.
+func echoCall(id, rawText string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":` + rawText + `}}}`
+}
+
+// textReply is the reply to a successful tools/call with the given text body.
+func textReply(id, body string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + body + `"}],"isError":false}}` + "\n"
+}
+
+// TestHostileInput feeds one hostile line at a time, followed by a ping,
+// and checks the exact reply to each and that the session survives.
+func TestHostileInput(t *testing.T) {
+	deepArray := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	deepObject := strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)
+	var manyKeys, manyArgs strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&manyKeys, `"k%d":%d,`, i, i)
+		fmt.Fprintf(&manyArgs, `,"x%d":true`, i)
+	}
+	digits := "1" + strings.Repeat("0", 9999)
+	tiny := "0." + strings.Repeat("0", 9998) + "1"
+	mib := strings.Repeat("abcdefgh", 1<<17)
+	var batch, batchReply strings.Builder
+	batch.WriteString("[")
+	batchReply.WriteString("[")
+	for i := range 1000 {
+		if i > 0 {
+			batch.WriteString(",")
+			batchReply.WriteString(",")
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+		fmt.Fprintf(&batchReply, `{"jsonrpc":"2.0","id":%d,"result":{}}`, i)
+	}
+	batch.WriteString("]")
+	batchReply.WriteString("]\n")
+
+	tests := []struct{ name, in, want string }{
+		{"not json", "not json", parseError},
+		{"lone brace", "{", parseError},
+		{"lone closing brace", "}", parseError},
+		{"lone bracket", "[", parseError},
+		{"lone closing bracket", "]", parseError},
+		{"truncated object", `{"jsonrpc":"2.0","id":1,"method":"ping"`, parseError},
+		{"truncated string", `{"jsonrpc":"2.0","id":1,"method":"pi`, parseError},
+		{"unterminated string", `"abc`, parseError},
+		{"NUL byte", "\x00", parseError},
+		{"NUL after message", `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\x00", parseError},
+		{"NUL inside string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\x00ing\"}", parseError},
+		{"escaped NUL in text", echoCall("1", `"a\u0000b"`), textReply("1", `a\u0000b`)},
+		{"invalid UTF-8 outside strings", "\xff\xfe", parseError},
+		{"invalid UTF-8 in text", echoCall("1", "\"a\xffb\xe2\x82c\""), textReply("1", "a\uFFFDb\uFFFDc")},
+		{"invalid UTF-8 in method", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}` + "\n"},
+		{"lone surrogates in text", echoCall("1", `"\udead \ud800\udc00 \udc00\ud800"`), textReply("1", `\udead 𐀀 \udc00\ud800`)},
+		{"100000-deep array", deepArray, "[" + strings.TrimSuffix(invalidRequest, "\n") + "]\n"},
+		{"100000-deep object", deepObject, invalidRequest},
+		{"100000-deep unclosed array", strings.Repeat("[", 100000), parseError},
+		{"10000 keys in a request", `{` + manyKeys.String() + `"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+		{"10000 extra arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2` + manyArgs.String() + `}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments for tool add: unexpected argument \"x0\" (allowed: a, b)"}],"isError":true}}` + "\n"},
+		{"10000-digit number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + digits + `,"b":1}}}`, textReply("1", "Infinity")},
+		{"10000-digit fraction", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + tiny + `,"b":1}}}`, textReply("1", "1")},
+		{"10000-digit id", `{"jsonrpc":"2.0","id":` + digits + `,"method":"ping"}`, `{"jsonrpc":"2.0","id":` + digits + `,"result":{}}` + "\n"},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"nope","method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":"two","method":"ping"}`, `{"jsonrpc":"2.0","id":"two","result":{}}` + "\n"},
+		{"duplicate argument", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","b":2,"a":1}}}`, textReply("1", "3")},
+		{"garbage after message", `{"jsonrpc":"2.0","id":1,"method":"ping"}garbage`, parseError},
+		{"two messages on a line", `{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, parseError},
+		{"huge exponent", `1e999999999`, invalidRequest},
+		{"bare minus", `-`, parseError},
+		{"truncated literal", `tru`, parseError},
+		{"long literal", `nulll`, parseError},
+		{"leading zero", `{"a":01}`, parseError},
+		{"bare fraction point", `{"a":1.}`, parseError},
+		{"no integer part", `{"a":.1}`, parseError},
+		{"bad unicode escape", `{"a":"\u12G4"}`, parseError},
+		{"unknown escape", `{"a":"\q"}`, parseError},
+		{"missing colon", `{"a" 1}`, parseError},
+		{"lone comma in object", `{,}`, parseError},
+		{"lone comma in array", `[,]`, parseError},
+		{"trailing comma in object", `{"a":1,}`, parseError},
+		{"trailing comma in array", `[1,]`, parseError},
+		{"single quotes", `{'a':1}`, parseError},
+		{"form feed is not JSON space", "\f{}", parseError},
+		{"no-break space is not JSON space", "\u00a0{}", parseError},
+		{"BOM after the first line", "\ufeff" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`, parseError},
+		{"deep params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[[[[[[[[[{}]]]]]]]]]}}`, `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+		{"space, tab and CR inside", "{ \"jsonrpc\" :\t\"2.0\" ,\r\"id\":1,\"method\":\"ping\" }", `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+		{"CR alone", "\r", ""},
+		{"1 MiB text", echoCall("1", `"`+mib+`"`), textReply("1", mib)},
+		{"batch of 1000", batch.String(), batchReply.String()},
+		{"batch of garbage", `[1,{},[],"x",null]`, "[" + strings.Repeat(strings.TrimSuffix(invalidRequest, "\n")+",", 4) + strings.TrimSuffix(invalidRequest, "\n") + "]\n"},
+		{"empty batch", `[]`, invalidRequest},
+		{"response with bad id", `{"jsonrpc":"2.0","id":[],"result":1}`, ""},
+		{"method of wrong type", `{"jsonrpc":"2.0","id":1,"method":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"},
+	}
+	if len(tests) < 40 {
+		t.Fatalf("only %d hostile inputs", len(tests))
+	}
+	for _, tt := range tests {
+		// The first line may carry a BOM that is ignored; the hostile
+		// input is the second line, as in a session.
+		got := serveString(t, pingLine+"\n"+tt.in+"\n"+pingLine+"\n")
+		want := pingReply + tt.want + pingReply
+		if got != want {
+			t.Errorf("%s: input %q\ngot  %q\nwant %q", tt.name, clip(tt.in, 200), clip(got, 400), clip(want, 400))
+		}
+	}
+}
+
+// TestPanicBecomesInternalError: a handler that panics costs its request
+// an Internal error, and nothing it half-wrote reaches the output.
+func TestPanicBecomesInternalError(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append([]tool{{
+		name: "boom",
+		args: []arg{{"text", "string"}},
+		run: func(dst []byte, vals [][]byte) []byte {
+			dst = append(dst, "half a reply"...)
+			panic("boom")
+		},
+	}}, saved...)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}]` + "\n" +
+		pingLine + "\n"
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}]` + "\n" +
+		pingReply
+	if got := serveString(t, in); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestLineLimit: a line over the limit is answered with Invalid Request,
+// whatever its size relative to the read buffer, and the next line is
+// served; a line exactly at the limit is served.
+func TestLineLimit(t *testing.T) {
+	tooLong := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}` + "\n"
+	for _, limit := range []int{100, readSize - 1, readSize, readSize + 1, 3*readSize + 7} {
+		fits := echoCall("1", `"`+strings.Repeat("x", limit-len(echoCall("1", `""`)))+`"`)
+		over := fits + " "
+		for _, tail := range []string{"\n", "\r\n"} {
+			in := fits + tail + over + tail + pingLine + tail + over // the last line has no newline
+			var out bytes.Buffer
+			if err := newServer(strings.NewReader(in), &out, limit).run(); err != nil {
+				t.Fatal(err)
+			}
+			want := textReply("1", strings.Repeat("x", limit-len(echoCall("1", `""`)))) +
+				fmt.Sprintf(tooLong, limit) + pingReply + fmt.Sprintf(tooLong, limit)
+			if out.String() != want {
+				t.Errorf("limit %d, tail %q: got %q, want %q", limit, tail, clip(out.String(), 300), clip(want, 300))
+			}
+		}
+	}
+}
+
+// child is a running mcp binary with its pipes.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr bytes.Buffer
+
+	stdoutPipe io.ReadCloser // the read end of the child's stdout
+}
+
+// startChild starts the binary; the caller reads stdout and closes stdin.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(mcpBinary, args...)}
+	c.cmd.Stderr = &c.stderr
+	var err error
+	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.stdoutPipe = out
+	c.stdout = bufio.NewReaderSize(out, 1<<20)
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c.cmd.ProcessState == nil {
+			c.cmd.Process.Kill()
+			c.cmd.Wait()
+		}
+	})
+	return c
+}
+
+// wait waits for the child to exit, failing the test if it takes longer
+// than a generous bound (a hang, not a timing check).
+func (c *child) wait(t *testing.T) *os.ProcessState {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+		t.Fatal("mcp did not exit within 20s")
+	}
+	return c.cmd.ProcessState
+}
+
+// peakRSS returns the child's peak resident memory (VmHWM) in bytes.
+func (c *child) peakRSS(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.Atoi(f[1])
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+// TestEOFAnswersEverything: 1,000 pipelined requests, then EOF: all are
+// answered, in order, and the exit status is 0.
+func TestEOFAnswersEverything(t *testing.T) {
+	var in bytes.Buffer
+	for i := range 1000 {
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":0.5}}}`+"\n", i, i)
+		case 1:
+			fmt.Fprintf(&in, "%s\n", echoCall(strconv.Itoa(i), `"line `+strconv.Itoa(i)+`"`))
+		default:
+			fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"memo://welcome"}}`+"\n", i)
+		}
+	}
+	c := startChild(t)
+	go func() {
+		c.stdin.Write(in.Bytes())
+		c.stdin.Close()
+	}()
+	out, err := io.ReadAll(c.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := time.Now()
+	if st := c.wait(t); st.ExitCode() != 0 {
+		t.Fatalf("exit status %v, stderr %q", st, c.stderr.Bytes())
+	}
+	t.Logf("exit %v after stdout closed", time.Since(closed))
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 1000 {
+		t.Fatalf("%d replies to 1000 requests", len(lines))
+	}
+	for i, line := range lines {
+		if !strings.HasPrefix(line, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":`, i)) {
+			t.Fatalf("reply %d out of order or failed: %s", i, line)
+		}
+	}
+}
+
+// TestSignalStopsGracefully: SIGTERM in the middle of a pipelined stream
+// (stdin still open) finishes the request in hand, writes every reply owed
+// as whole lines, in order, and exits 0; SIGINT likewise when idle.
+func TestSignalStopsGracefully(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		c := startChild(t)
+		fmt.Fprintf(c.stdin, "%s\n", pingLine)
+		first, err := c.stdout.ReadString('\n')
+		if err != nil || first != pingReply {
+			t.Fatalf("first reply %q, %v", first, err)
+		}
+		replies := make(chan []byte)
+		go func() {
+			out, _ := io.ReadAll(c.stdout)
+			replies <- out
+		}()
+		go func() {
+			for i := 0; ; i++ {
+				if _, err := fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":1}}}`+"\n", i, i); err != nil {
+					return
+				}
+			}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		c.cmd.Process.Signal(sig)
+		st := c.wait(t)
+		out := <-replies
+		if st.ExitCode() != 0 || c.stderr.Len() > 0 {
+			t.Fatalf("%v: exit status %v, stderr %q", sig, st, c.stderr.Bytes())
+		}
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			t.Fatalf("%v: output does not end with a whole line: %q", sig, clip(string(out), 200))
+		}
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		for i, line := range lines {
+			if want := textReply(strconv.Itoa(i), strconv.Itoa(i+1)); line+"\n" != want {
+				t.Fatalf("%v: reply %d is %q, want %q", sig, i, line, want)
+			}
+		}
+		t.Logf("%v: %d replies, then exit 0", sig, len(lines))
+	}
+}
+
+// TestSecondSignalExitsAtOnce: when the first signal cannot finish (the
+// client stopped reading, so a write is blocked), a second one ends the
+// process at once.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	c := startChild(t)
+	// Enough replies to fill the stdout pipe, which nobody reads.
+	var in bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+	}
+	go c.stdin.Write(in.Bytes())
+	time.Sleep(200 * time.Millisecond)
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(100 * time.Millisecond)
+	if c.cmd.ProcessState != nil {
+		t.Fatal("exited on the first signal with a write blocked")
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	st := c.wait(t)
+	if st.ExitCode() != 128+int(syscall.SIGTERM) || c.stderr.Len() > 0 {
+		t.Fatalf("exit status %v, stderr %q; want %d and nothing", st, c.stderr.Bytes(), 128+int(syscall.SIGTERM))
+	}
+}
+
+// TestClosedStdout: when the client closes our stdout, the server exits
+// promptly and quietly rather than spinning or hanging.
+func TestClosedStdout(t *testing.T) {
+	c := startChild(t)
+	c.stdoutPipe.Close()
+	go func() {
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(c.stdin, "%s\n", pingLine); err != nil {
+				return
+			}
+		}
+	}()
+	st := c.wait(t)
+	if st.Success() {
+		t.Fatalf("exit status %v after stdout closed", st)
+	}
+	if c.stderr.Len() > 0 {
+		t.Fatalf("not quiet: stderr %q", c.stderr.Bytes())
+	}
+	t.Logf("exit: %v", st)
+}
+
+// largeText is n bytes of varied ASCII text that needs no escaping.
+func largeText(n int) string {
+	const pat = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = pat[(i*7+i/4096)%len(pat)]
+	}
+	return string(b)
+}
+
+// TestLargeEcho: 16 MiB and 60 MiB echoes come back byte for byte, and
+// the 16 MiB one peaks under 4x its size in resident memory.
+func TestLargeEcho(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large messages: skipped with -short")
+	}
+	for _, mib := range []int{16, 60} {
+		text := largeText(mib << 20)
+		c := startChild(t)
+		go func() {
+			fmt.Fprintf(c.stdin, "%s\n", echoCall("7", `"`+text+`"`))
+		}()
+		got, err := c.stdout.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		rss := c.peakRSS(t)
+		c.stdin.Close()
+		if st := c.wait(t); st.ExitCode() != 0 {
+			t.Fatalf("exit status %v", st)
+		}
+		if want := textReply("7", text); got != want {
+			t.Fatalf("%d MiB echo: reply of %d bytes differs from the %d expected", mib, len(got), len(want))
+		}
+		t.Logf("%d MiB echo: peak RSS %.1f MiB", mib, float64(rss)/(1<<20))
+		if mib == 16 && rss >= 4*(mib<<20) {
+			t.Errorf("%d MiB echo: peak RSS %.1f MiB, want under %d MiB", mib, float64(rss)/(1<<20), 4*mib)
+		}
+	}
+}
+
+// TestOverLimitLine: at the default limit, a line of 64 MiB + 1 byte is
+// answered with Invalid Request and the next line is served.
+func TestOverLimitLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large messages: skipped with -short")
+	}
+	c := startChild(t)
+	go func() {
+		line := echoCall("1", `"`+largeText(defaultMaxMessage-len(echoCall("1", `""`))+1)+`"`)
+		fmt.Fprintf(c.stdin, "%s\n%s\n", line, pingLine)
+		c.stdin.Close()
+	}()
+	out, _ := io.ReadAll(c.stdout)
+	if st := c.wait(t); st.ExitCode() != 0 {
+		t.Fatalf("exit status %v", st)
+	}
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", defaultMaxMessage) + pingReply
+	if string(out) != want {
+		t.Fatalf("got %q, want %q", clip(string(out), 300), want)
+	}
+}
+
+// TestGiBWithoutNewline: a 1 GiB line with no newline at all is dropped as
+// it is read: the process stays under 100 MiB resident and answers at EOF.
+func TestGiBWithoutNewline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large messages: skipped with -short")
+	}
+	c := startChild(t)
+	chunk := []byte(largeText(1 << 20))
+	fmt.Fprint(c.stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+	for range 1024 {
+		if _, err := c.stdin.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rss := c.peakRSS(t)
+	c.stdin.Close()
+	out, _ := io.ReadAll(c.stdout)
+	if st := c.wait(t); st.ExitCode() != 0 {
+		t.Fatalf("exit status %v", st)
+	}
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", defaultMaxMessage)
+	if string(out) != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+	t.Logf("1 GiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20))
+	if rss >= 100<<20 {
+		t.Errorf("peak RSS %.1f MiB, want under 100 MiB", float64(rss)/(1<<20))
+	}
+}
+
+// TestVerboseLog: -v writes one line per request to stderr and nothing
+// else changes.
+func TestVerboseLog(t *testing.T) {
+	in, _ := os.ReadFile("testdata/handshake_then_tools.in")
+	want, _ := os.ReadFile("testdata/handshake_then_tools.out")
+	out, stderr := runBinary(t, in, "-v")
+	if !bytes.Equal(out, want) {
+		t.Errorf("stdout with -v differs:\n%s", firstDiff(in, out, want))
+	}
+	lines := strings.Split(strings.TrimSuffix(string(stderr), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want 4 log lines (one per request), got %d: %q", len(lines), stderr)
+	}
+	for i, method := range []string{"initialize id=0", "ping id=1", "tools/list id=2", "resources/templates/list id=3"} {
+		if !strings.HasPrefix(lines[i], "mcp: "+method+" ") || !strings.HasSuffix(lines[i], " ok") {
+			t.Errorf("log line %d: %q, want method, id, duration, outcome", i, lines[i])
+		}
+	}
+}
+
+// TestBlockedStderr: with -v and a stderr that nobody reads, the protocol
+// does not stall: log lines are dropped instead.
+func TestBlockedStderr(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(mcpBinary, "-v")
+	cmd.Stderr = w
+	var in bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	}
+	cmd.Stdin = &in
+	done := make(chan []byte)
+	go func() {
+		out, _ := cmd.Output()
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		w.Close()
+		if n := bytes.Count(out, []byte("\n")); n != 20000 {
+			t.Fatalf("%d replies to 20000 requests", n)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("stalled on a blocked stderr")
+	}
 }
