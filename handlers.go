@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -84,6 +85,39 @@ type request struct {
 	method []byte // decoded method name
 	params []byte // raw params value; nil when absent
 	modern bool   // _meta names 2026-07-28: answer with its shapes
+
+	// The members of params that some handler reads, as raw JSON values
+	// (nil when absent), found in one pass over params.
+	meta, name, arguments, uri, protocolVersion, cursor []byte
+}
+
+// readParams finds the members of an object params that handlers read;
+// when a name repeats, the last one counts, as in JavaScript's JSON.parse.
+func (s *server) readParams(req *request) {
+	if req.params == nil || req.params[0] != '{' {
+		return
+	}
+	for i := 1; ; {
+		key, val, next := s.nextMember(req.params, i)
+		if next < 0 {
+			return
+		}
+		i = next
+		switch string(s.text(key)) {
+		case "_meta":
+			req.meta = val
+		case "name":
+			req.name = val
+		case "arguments":
+			req.arguments = val
+		case "uri":
+			req.uri = val
+		case "protocolVersion":
+			req.protocolVersion = val
+		case "cursor":
+			req.cursor = val
+		}
+	}
 }
 
 // handleLine answers one line: a message, a batch, or neither. Blank lines
@@ -124,7 +158,7 @@ func (s *server) handleBatch(batch []byte) {
 	s.out = append(s.out, '[')
 	replies := 0
 	for i := 1; ; {
-		elem, next := nextElement(batch, i)
+		elem, next := s.nextElement(batch, i)
 		if next < 0 {
 			break
 		}
@@ -160,7 +194,7 @@ func (s *server) handleMessage(msg []byte) {
 	var jsonrpc, method []byte
 	answer := false // the message carries "result" or "error"
 	for i := 1; ; {
-		key, val, next := nextMember(msg, i)
+		key, val, next := s.nextMember(msg, i)
 		if next < 0 {
 			break
 		}
@@ -224,6 +258,7 @@ func (s *server) dispatch(req *request) {
 	s.out = append(s.out, `{"jsonrpc":"2.0","id":`...)
 	s.out = appendID(s.out, req.id)
 	s.out = append(s.out, ',')
+	s.readParams(req)
 	if s.readMeta(req) {
 		switch string(req.method) {
 		case "initialize":
@@ -253,12 +288,21 @@ func (s *server) dispatch(req *request) {
 // name their version there) and reports whether to go on; if not, it has
 // written the error.
 func (s *server) readMeta(req *request) bool {
-	var meta, version []byte
-	if req.params != nil && req.params[0] == '{' {
-		meta = s.member(req.params, "_meta")
-	}
-	if meta != nil && meta[0] == '{' {
-		version = s.member(meta, metaProtocolVersion)
+	var version, caps []byte
+	if meta := req.meta; meta != nil && meta[0] == '{' {
+		for i := 1; ; {
+			key, val, next := s.nextMember(meta, i)
+			if next < 0 {
+				break
+			}
+			i = next
+			switch string(s.text(key)) {
+			case metaProtocolVersion:
+				version = val
+			case metaClientCapabilities:
+				caps = val
+			}
+		}
 	}
 	if version == nil {
 		if string(req.method) == "server/discover" {
@@ -273,7 +317,7 @@ func (s *server) readMeta(req *request) bool {
 	}
 	v := s.text(version)
 	if string(v) == modernVersion {
-		if caps := s.member(meta, metaClientCapabilities); caps == nil || caps[0] != '{' {
+		if caps == nil || caps[0] != '{' {
 			s.failMissingMeta(metaClientCapabilities)
 			return false
 		}
@@ -320,13 +364,11 @@ func (s *server) handleInitialize(req *request) {
 		return
 	}
 	version := latestLegacyVersion
-	if req.params != nil {
-		if v := s.member(req.params, "protocolVersion"); v != nil && v[0] == '"' {
-			t := s.text(v)
-			for _, lv := range legacyVersions {
-				if string(t) == lv {
-					version = lv
-				}
+	if v := req.protocolVersion; v != nil && v[0] == '"' {
+		t := s.text(v)
+		for _, lv := range legacyVersions {
+			if string(t) == lv {
+				version = lv
 			}
 		}
 	}
@@ -377,8 +419,7 @@ func (s *server) handleToolsCall(req *request) {
 		s.fail(codeInvalidParams, "Invalid params")
 		return
 	}
-	name := s.member(req.params, "name")
-	args := s.member(req.params, "arguments")
+	name, args := req.name, req.arguments
 	if name == nil || name[0] != '"' || args != nil && args[0] != '{' {
 		s.fail(codeInvalidParams, "Invalid params")
 		return
@@ -391,11 +432,12 @@ func (s *server) handleToolsCall(req *request) {
 		s.out = append(s.out, `"}`...)
 		return
 	}
-	var vals [maxArgs][]byte
+	vals := s.vals[:len(t.args)]
+	clear(vals)
 	var extra []byte // the first argument the schema does not allow
 	if args != nil {
 		for i := 1; ; {
-			key, val, next := nextMember(args, i)
+			key, val, next := s.nextMember(args, i)
 			if next < 0 {
 				break
 			}
@@ -410,10 +452,10 @@ func (s *server) handleToolsCall(req *request) {
 	s.openResult(req)
 	s.out = append(s.out, `"content":[{"type":"text","text":"`...)
 	mark := len(s.out)
-	s.out = t.appendProblems(s.out, vals[:len(t.args)], extra)
+	s.out = t.appendProblems(s.out, vals, extra)
 	failed := len(s.out) > mark
 	if !failed {
-		s.out = t.run(s.out, vals[:len(t.args)])
+		s.out = t.run(s.out, vals)
 	}
 	if failed {
 		s.out = append(s.out, `"}],"isError":true}`...)
@@ -439,7 +481,7 @@ func (s *server) handleResourcesRead(req *request) {
 		s.fail(codeInvalidParams, "Invalid params")
 		return
 	}
-	uri := s.member(req.params, "uri")
+	uri := req.uri
 	if uri == nil || uri[0] != '"' {
 		s.fail(codeInvalidParams, "Invalid params")
 		return
@@ -484,7 +526,7 @@ func (s *server) paramsObject(req *request) bool {
 // noCursor reports whether a list request carries no cursor; we never
 // issue one, so any cursor is invalid.
 func (s *server) noCursor(req *request) bool {
-	if req.params != nil && s.member(req.params, "cursor") != nil {
+	if req.cursor != nil {
 		s.fail(codeInvalidParams, "Invalid params")
 		return false
 	}
@@ -576,31 +618,26 @@ func appendID(dst, id []byte) []byte {
 	return append(dst, id...)
 }
 
-// member returns the value of obj's member named name, the last one if the
-// name repeats (as JavaScript's JSON.parse keeps), or nil.
-func (s *server) member(obj []byte, name string) []byte {
-	var val []byte
-	for i := 1; ; {
-		key, v, next := nextMember(obj, i)
-		if next < 0 {
-			return val
-		}
-		i = next
-		if string(s.text(key)) == name {
-			val = v
-		}
-	}
-}
-
 // text returns the decoded contents of a JSON string: in place when it has
 // no escapes, else decoded into scratch space valid until the next call.
 func (s *server) text(lit []byte) []byte {
 	body := lit[1 : len(lit)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
+	if !hasBackslash(body) {
 		return body
 	}
 	s.scratch = unquote(s.scratch[:0], body)
 	return s.scratch
+}
+
+// hasBackslash is bytes.IndexByte(b, '\\') >= 0 for short b, without
+// the call.
+func hasBackslash(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // textIs reports whether v is a JSON string whose contents are want.
@@ -628,36 +665,49 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// span is an object or array that scan found in the line: its first byte
+// (to know it again in any slice of the line), its index and its length.
+type span struct {
+	at       *byte
+	start, n int
+}
+
+// spanDepth is how deep scan notes objects and arrays, so that the walks
+// after it can step over them without reading them again: deep enough for
+// a batch element's tool arguments and _meta.
+const spanDepth = 5
+
 // scan returns the index just past the JSON value that starts at b[i], or
-// -1 if there is none. It keeps its own stack instead of recursing, so a
-// value nested a million deep is only as costly as its length.
+// -1 if there is none, and notes the spans of the objects and arrays down
+// to spanDepth. It keeps its own stack instead of recursing, so a value
+// nested a million deep is only as costly as its length.
 func (s *server) scan(b []byte, i int) int {
-	stack := s.stack[:0]
-	defer func() { s.stack = stack[:0] }()
+	stack, spans, open := s.stack[:0], s.spans[:0], s.open[:0]
+	defer func() { s.stack, s.spans, s.open = stack[:0], spans, open[:0] }()
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
 			return -1
 		}
-		switch b[i] {
-		case '{':
+		switch c := b[i]; c {
+		case '{', '[':
+			start := i
+			closer := c + 2 // '}' or ']'
 			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == '}' {
+			if i < len(b) && b[i] == closer {
 				i++
 				break
 			}
-			stack = append(stack, '}')
-			if i = scanKey(b, i); i < 0 {
-				return -1
+			stack = append(stack, closer)
+			if len(stack) <= spanDepth {
+				open = append(open, len(spans))
+				spans = append(spans, span{at: &b[start], start: start})
 			}
-			continue
-		case '[':
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == ']' {
-				i++
-				break
+			if c == '{' {
+				if i = scanKey(b, i); i < 0 {
+					return -1
+				}
 			}
-			stack = append(stack, ']')
 			continue
 		case '"':
 			i = scanString(b, i)
@@ -684,6 +734,11 @@ func (s *server) scan(b []byte, i int) int {
 			}
 			closer := stack[len(stack)-1]
 			if b[i] == closer {
+				if len(stack) <= spanDepth {
+					sp := &spans[open[len(open)-1]]
+					sp.n = i + 1 - sp.start
+					open = open[:len(open)-1]
+				}
 				stack = stack[:len(stack)-1]
 				i++
 				continue
@@ -775,12 +830,61 @@ const (
 	highs = 0x8080808080808080
 )
 
-// hasSpecial reports whether any byte of x is '"', '\\' or a control
-// character: the bytes a string scan must stop at.
-func hasSpecial(x uint64) bool {
+// specialMask marks, with its high bit, the first byte of x (in memory
+// order) that is '"', '\\' or a control character, and maybe later ones:
+// the bytes a string scan must stop at. It is zero if there are none.
+func specialMask(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
+}
+
+// quoteMask is specialMask for '"' and '\\' only: enough to skip a
+// string already known to be valid.
+func quoteMask(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
+}
+
+// nextSpecial returns the index of the first byte at or after i that is
+// '"', '\\' or a control character, or, with high, a byte of a multi-byte
+// UTF-8 sequence; len(b) if there is none. Eight bytes at a time, and 32
+// in long runs such as a big echo text.
+func nextSpecial(b []byte, i int, high bool) int {
+	mask := func(x uint64) uint64 {
+		m := specialMask(x)
+		if high {
+			m |= x & highs
+		}
+		return m
+	}
+	for n := 0; i+8 <= len(b); n++ {
+		if n == 2 {
+			for ; i+32 <= len(b); i += 32 {
+				x0 := binary.LittleEndian.Uint64(b[i:])
+				x1 := binary.LittleEndian.Uint64(b[i+8:])
+				x2 := binary.LittleEndian.Uint64(b[i+16:])
+				x3 := binary.LittleEndian.Uint64(b[i+24:])
+				if mask(x0)|mask(x1)|mask(x2)|mask(x3) != 0 {
+					break
+				}
+			}
+			if i+8 > len(b) {
+				break
+			}
+		}
+		if m := mask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || high && c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // scanString returns the index just past the JSON string at b[i], or -1.
@@ -788,9 +892,7 @@ func hasSpecial(x uint64) bool {
 func scanString(b []byte, i int) int {
 	i++
 	for {
-		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
+		i = nextSpecial(b, i, false)
 		if i >= len(b) {
 			return -1
 		}
@@ -812,10 +914,8 @@ func scanString(b []byte, i int) int {
 			default:
 				return -1
 			}
-		case c < 0x20:
+		default: // a control character
 			return -1
-		default:
-			i++
 		}
 	}
 }
@@ -842,25 +942,51 @@ func hex4(b []byte) rune {
 // skipString returns the index just past the valid JSON string at b[i].
 func skipString(b []byte, i int) int {
 	i++
-	for {
-		i += bytes.IndexByte(b[i:], '"')
-		k := i
-		for b[k-1] == '\\' {
-			k--
+	for n := 0; i+8 <= len(b); n++ {
+		if m := quoteMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if b[i] == '"' {
+				return i + 1
+			}
+			i += 2 // an escape; what follows the backslash is never '"'
+			continue
 		}
-		if (i-k)%2 == 0 {
-			return i + 1
+		i += 8
+		if n == 4 {
+			// A long string: find its end with the vectorised IndexByte,
+			// then count the backslashes before the quote it found.
+			for ; ; i++ {
+				i += bytes.IndexByte(b[i:], '"')
+				k := i
+				for b[k-1] == '\\' {
+					k--
+				}
+				if (i-k)%2 == 0 {
+					return i + 1
+				}
+			}
 		}
-		i++
 	}
+	for ; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
 }
 
 // skipValue returns the index just past the valid JSON value at b[i].
-func skipValue(b []byte, i int) int {
+// Objects and arrays that scan noted are stepped over at once.
+func (s *server) skipValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
+		for _, sp := range s.spans {
+			if sp.at == &b[i] {
+				return i + sp.n
+			}
+		}
 		depth := 0
 		for {
 			switch b[i] {
@@ -887,7 +1013,7 @@ func skipValue(b []byte, i int) int {
 // nextMember reads the member of the valid object obj that follows index
 // i (just past '{' or the previous value): its raw key and value, and the
 // index to pass next time, which is -1 after the last member.
-func nextMember(obj []byte, i int) (key, val []byte, next int) {
+func (s *server) nextMember(obj []byte, i int) (key, val []byte, next int) {
 	i = skipSpace(obj, i)
 	if obj[i] == ',' {
 		i = skipSpace(obj, i+1)
@@ -898,12 +1024,12 @@ func nextMember(obj []byte, i int) (key, val []byte, next int) {
 	k := skipString(obj, i)
 	key = obj[i:k]
 	v := skipSpace(obj, skipSpace(obj, k)+1)
-	end := skipValue(obj, v)
+	end := s.skipValue(obj, v)
 	return key, obj[v:end], end
 }
 
 // nextElement is nextMember for the elements of a valid array.
-func nextElement(arr []byte, i int) (elem []byte, next int) {
+func (s *server) nextElement(arr []byte, i int) (elem []byte, next int) {
 	i = skipSpace(arr, i)
 	if arr[i] == ',' {
 		i = skipSpace(arr, i+1)
@@ -911,7 +1037,7 @@ func nextElement(arr []byte, i int) (elem []byte, next int) {
 	if arr[i] == ']' {
 		return nil, -1
 	}
-	end := skipValue(arr, i)
+	end := s.skipValue(arr, i)
 	return arr[i:end], end
 }
 
@@ -1023,16 +1149,12 @@ func appendString(dst, lit []byte) []byte {
 // quotes, in the canonical form above. Runs that need no change, the
 // usual case, are copied whole.
 func appendStringBody(dst, body []byte) []byte {
+	if len(body) > 64 && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return append(dst, body...) // vectorised checks for a long plain text
+	}
 	run := 0 // body[run:i] is copied as it is
-	for i := 0; i < len(body); {
-		for i+8 <= len(body) {
-			x := binary.LittleEndian.Uint64(body[i:])
-			if x&highs != 0 || hasSpecial(x) {
-				break
-			}
-			i += 8
-		}
-		if i >= len(body) {
+	for i := 0; ; {
+		if i = nextSpecial(body, i, true); i >= len(body) {
 			break
 		}
 		c := body[i]
@@ -1043,7 +1165,7 @@ func appendStringBody(dst, body []byte) []byte {
 			dst = appendRune(dst, r)
 			i += n
 			run = i
-		case c >= utf8.RuneSelf:
+		default: // the start of a multi-byte sequence
 			_, n, ok := decodeRune(body[i:])
 			if !ok {
 				dst = append(dst, body[run:i]...)
@@ -1051,8 +1173,6 @@ func appendStringBody(dst, body []byte) []byte {
 				run = i + n
 			}
 			i += n
-		default:
-			i++
 		}
 	}
 	return append(dst, body[run:]...)

@@ -75,7 +75,7 @@ const readSize = 64 << 10
 const flushSize = 64 << 10
 
 func main() {
-	maxMessage := flag.Int("max-message-bytes", defaultMaxMessage, "longest accepted `line` in bytes; longer lines are answered with an error and skipped")
+	maxMessage := flag.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
 	verbose := flag.Bool("v", false, "log one line per request to standard error")
 	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Usage = usage
@@ -151,8 +151,11 @@ type server struct {
 	w   io.Writer
 	out []byte // replies not yet written; written whole lines at a time
 
-	stack   []byte // open containers while validating a message
-	scratch []byte // decoded strings that carry escapes
+	stack   []byte          // open containers while validating a message
+	spans   []span          // objects and arrays of the line, see scan
+	open    []int           // spans of the containers open while scanning
+	scratch []byte          // decoded strings that carry escapes
+	vals    [maxArgs][]byte // a tool call's argument values
 
 	log  *logger // nil unless -v
 	code int     // error code of the request in hand, for the log

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -396,7 +397,7 @@ func FuzzJSON(f *testing.F) {
 	})
 }
 
-// walkJSON reads a valid JSON value with nextMember, nextElement and
+// walkJSON reads a valid JSON value with s.nextMember, s.nextElement and
 // unquote, the way the handlers do, into encoding/json's generic form, and
 // checks each string's encoding on the way.
 func walkJSON(t *testing.T, s *server, v []byte) any {
@@ -404,7 +405,7 @@ func walkJSON(t *testing.T, s *server, v []byte) any {
 	case '{':
 		m := map[string]any{}
 		for i := 1; ; {
-			key, val, next := nextMember(v, i)
+			key, val, next := s.nextMember(v, i)
 			if next < 0 {
 				return m
 			}
@@ -414,7 +415,7 @@ func walkJSON(t *testing.T, s *server, v []byte) any {
 	case '[':
 		a := []any{}
 		for i := 1; ; {
-			elem, next := nextElement(v, i)
+			elem, next := s.nextElement(v, i)
 			if next < 0 {
 				return a
 			}
@@ -1008,5 +1009,128 @@ func TestBlockedStderr(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("stalled on a blocked stderr")
+	}
+}
+
+// benchRequests returns n request lines in the benchmark mix of
+// ../shared/bench: 5 in 10 add (integers, or decimals), 3 in 10 echo of
+// about 40 bytes (every 16th with quotes, a backslash, non-ASCII, <&> and a
+// tab, escaped as encoding/json escapes them), 2 in 10 resources/read.
+func benchRequests(n int) []byte {
+	var buf []byte
+	for i := range n {
+		switch i % 10 {
+		case 0, 2, 4, 6, 8:
+			if i%4 == 0 {
+				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%d}}}`+"\n", i, i, -(i % 1000))
+			} else {
+				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d.%d,"b":-%d.5}}}`+"\n", i, i%10000, i%100, i%77)
+			}
+		case 1, 5, 9:
+			text := fmt.Sprintf("msg %08d the quick brown fox jumps", i)
+			if i%16 == 1 {
+				text = fmt.Sprintf("q\"%d\" back\\slash é ✓ <a&b>\ttab", i)
+			}
+			lit, _ := json.Marshal(text)
+			buf = fmt.Appendf(buf, "%s\n", echoCall(strconv.Itoa(i), string(lit)))
+		default:
+			buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"memo://welcome"}}`+"\n", i)
+		}
+	}
+	return buf
+}
+
+// BenchmarkServe runs the in-process serve loop over 10,000 requests of
+// the mix per op and reports the cost per request.
+func BenchmarkServe(b *testing.B) {
+	const n = 10000
+	input := benchRequests(n)
+	r := bytes.NewReader(input)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		r.Reset(input)
+		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	reqs := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/reqs, "B/req")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/reqs, "allocs/req")
+}
+
+// BenchmarkBinary pipes 100,000 requests of the mix through the built
+// binary per op, reading the replies as they come, and reports wall time
+// and the server's CPU time per request.
+func BenchmarkBinary(b *testing.B) {
+	const n = 100000
+	input := benchRequests(n)
+	var cpu time.Duration
+	for b.Loop() {
+		cmd := exec.Command(mcpBinary)
+		cmd.Stdin = bytes.NewReader(input)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		replies := 0
+		for sc.Scan() {
+			replies++
+		}
+		if err := cmd.Wait(); err != nil || replies != n {
+			b.Fatalf("%d replies, %v", replies, err)
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	reqs := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
+	b.ReportMetric(float64(cpu.Nanoseconds())/reqs, "cpu-ns/req")
+	b.ReportMetric(reqs/b.Elapsed().Seconds(), "req/s")
+}
+
+// TestFlags: -version prints the stamped version (or the module's, or
+// devel), -h lists every flag, the methods and the protocol versions, and
+// a stray argument is a usage error.
+func TestFlags(t *testing.T) {
+	out, _ := runBinary(t, nil, "-version")
+	if !strings.HasPrefix(string(out), "mcp ") {
+		t.Errorf("-version: %q", out)
+	}
+	stamped := filepath.Join(t.TempDir(), "mcp")
+	build := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7", "-o", stamped, ".")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(stamped, "-version").Output(); err != nil || string(b) != "mcp v9.8.7\n" {
+		t.Errorf("stamped -version: %q, %v", b, err)
+	}
+	_, help := runBinary(t, nil, "-h")
+	for _, want := range []string{"-max-message-bytes", "-v", "-version", "tools/call", "server/discover", "resources/templates/list", modernVersion, "2024-11-05"} {
+		if !strings.Contains(string(help), want) {
+			t.Errorf("-h does not mention %q:\n%s", want, help)
+		}
+	}
+	if err := exec.Command(mcpBinary, "stray").Run(); err == nil {
+		t.Error("a stray argument was accepted")
+	}
+}
+
+// BenchmarkEcho16MiB runs one 16 MiB echo through the in-process serve loop
+// per op: the cost of a huge message without the pipes.
+func BenchmarkEcho16MiB(b *testing.B) {
+	input := []byte(echoCall("7", `"`+largeText(16<<20)+`"`) + "\n")
+	r := bytes.NewReader(input)
+	b.SetBytes(int64(len(input)))
+	for b.Loop() {
+		r.Reset(input)
+		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
