@@ -4,7 +4,6 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 20s
-PREFIX   ?= $(HOME)/go
 
 .PHONY: build test golden fuzz bench clean install dist
 

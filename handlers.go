@@ -97,13 +97,12 @@ func (s *server) readParams(req *request) {
 	if req.params == nil || req.params[0] != '{' {
 		return
 	}
-	for i := 1; ; {
-		key, val, next := s.nextMember(req.params, i)
-		if next < 0 {
+	for f := s.fields(req.params); ; {
+		_, name, val, ok := s.next(&f)
+		if !ok {
 			return
 		}
-		i = next
-		switch string(s.text(key)) {
+		switch string(name) {
 		case "_meta":
 			req.meta = val
 		case "name":
@@ -193,13 +192,12 @@ func (s *server) handleMessage(msg []byte) {
 	var req request
 	var jsonrpc, method []byte
 	answer := false // the message carries "result" or "error"
-	for i := 1; ; {
-		key, val, next := s.nextMember(msg, i)
-		if next < 0 {
+	for f := s.fields(msg); ; {
+		_, name, val, ok := s.next(&f)
+		if !ok {
 			break
 		}
-		i = next
-		switch string(s.text(key)) {
+		switch string(name) {
 		case "jsonrpc":
 			jsonrpc = val
 		case "id":
@@ -290,13 +288,12 @@ func (s *server) dispatch(req *request) {
 func (s *server) readMeta(req *request) bool {
 	var version, caps []byte
 	if meta := req.meta; meta != nil && meta[0] == '{' {
-		for i := 1; ; {
-			key, val, next := s.nextMember(meta, i)
-			if next < 0 {
+		for f := s.fields(meta); ; {
+			_, name, val, ok := s.next(&f)
+			if !ok {
 				break
 			}
-			i = next
-			switch string(s.text(key)) {
+			switch string(name) {
 			case metaProtocolVersion:
 				version = val
 			case metaClientCapabilities:
@@ -436,13 +433,12 @@ func (s *server) handleToolsCall(req *request) {
 	clear(vals)
 	var extra []byte // the first argument the schema does not allow
 	if args != nil {
-		for i := 1; ; {
-			key, val, next := s.nextMember(args, i)
-			if next < 0 {
+		for f := s.fields(args); ; {
+			key, name, val, ok := s.next(&f)
+			if !ok {
 				break
 			}
-			i = next
-			if a := t.argIndex(s.text(key)); a >= 0 {
+			if a := t.argIndex(name); a >= 0 {
 				vals[a] = val
 			} else if extra == nil {
 				extra = key
@@ -665,29 +661,53 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// span is an object or array that scan found in the line: its first byte
-// (to know it again in any slice of the line), its index and its length.
+// span is an object or array that scan found in the line.
 type span struct {
-	at       *byte
-	start, n int
+	at       *byte // its first byte, to know it again in any slice of the line
+	start, n int   // its index in the line and its length
+	noted    bool  // an object all of whose members are noted
+	first    int   // its first noted member, or -1
+	last     int   // its last noted member so far, or -1
 }
 
-// spanDepth is how deep scan notes objects and arrays, so that the walks
-// after it can step over them without reading them again: deep enough for
-// a batch element's tool arguments and _meta.
-const spanDepth = 5
+// member is a member of an object that scan noted: where its key and
+// value are in the line, and the object's next member.
+type member struct {
+	key, keyEnd int
+	val, valEnd int
+	escaped     bool // the key has escapes to decode
+	next        int  // -1 after the last
+}
+
+// How much scan notes: objects and arrays down to spanDepth (deep enough
+// for a batch element's tool arguments and _meta), at most maxSpans of
+// them and maxMembers members a line. Past those, the walks read the
+// text again, which is slower but the same.
+const (
+	spanDepth  = 5
+	maxSpans   = 1 << 12
+	maxMembers = 1 << 15
+)
 
 // scan returns the index just past the JSON value that starts at b[i], or
-// -1 if there is none, and notes the spans of the objects and arrays down
-// to spanDepth. It keeps its own stack instead of recursing, so a value
-// nested a million deep is only as costly as its length.
+// -1 if there is none. On the way it notes where the shallow objects and
+// arrays end and where each of their members is, so the walks that follow
+// need not read the text again. It keeps its own stack instead of
+// recursing, so a value nested a million deep is only as costly as its
+// length.
 func (s *server) scan(b []byte, i int) int {
-	stack, spans, open := s.stack[:0], s.spans[:0], s.open[:0]
-	defer func() { s.stack, s.spans, s.open = stack[:0], spans, open[:0] }()
+	stack, spans, open, members := s.stack[:0], s.spans[:0], s.open[:0], s.members[:0]
+	defer func() { s.stack, s.spans, s.open, s.members = stack[:0], spans, open[:0], members }()
+	s.hint = 0
+	pending := -1 // the noted member whose value comes next
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
 			return -1
+		}
+		if pending >= 0 {
+			members[pending].val = i
+			pending = -1
 		}
 		switch c := b[i]; c {
 		case '{', '[':
@@ -699,18 +719,28 @@ func (s *server) scan(b []byte, i int) int {
 				break
 			}
 			stack = append(stack, closer)
+			k := -1
 			if len(stack) <= spanDepth {
-				open = append(open, len(spans))
-				spans = append(spans, span{at: &b[start], start: start})
+				if len(spans) < maxSpans {
+					k = len(spans)
+					spans = append(spans, span{at: &b[start], start: start, noted: c == '{', first: -1, last: -1})
+				}
+				open = append(open, k)
 			}
 			if c == '{' {
-				if i = scanKey(b, i); i < 0 {
+				key := i
+				keyEnd, next, escaped := scanKey(b, i)
+				if next < 0 {
 					return -1
 				}
+				if k >= 0 {
+					members, pending = noteMember(spans, members, k, key, keyEnd, escaped)
+				}
+				i = next
 			}
 			continue
 		case '"':
-			i = scanString(b, i)
+			i, _ = scanString(b, i)
 		case 't':
 			i = scanLiteral(b, i, "true")
 		case 'f':
@@ -723,23 +753,32 @@ func (s *server) scan(b []byte, i int) int {
 		if i < 0 {
 			return -1
 		}
-		// A value ended: close containers until one has more to come.
+		// A value ended at i: close containers until one has more to come.
 		for {
-			if len(stack) == 0 {
+			depth := len(stack)
+			if depth == 0 {
 				return i
+			}
+			k := -1
+			if depth <= spanDepth {
+				k = open[depth-1]
+			}
+			closer := stack[depth-1]
+			if closer == '}' && k >= 0 && spans[k].noted {
+				members[spans[k].last].valEnd = i
 			}
 			i = skipSpace(b, i)
 			if i >= len(b) {
 				return -1
 			}
-			closer := stack[len(stack)-1]
 			if b[i] == closer {
-				if len(stack) <= spanDepth {
-					sp := &spans[open[len(open)-1]]
-					sp.n = i + 1 - sp.start
-					open = open[:len(open)-1]
+				if k >= 0 {
+					spans[k].n = i + 1 - spans[k].start
 				}
-				stack = stack[:len(stack)-1]
+				if depth <= spanDepth {
+					open = open[:depth-1]
+				}
+				stack = stack[:depth-1]
 				i++
 				continue
 			}
@@ -748,28 +787,58 @@ func (s *server) scan(b []byte, i int) int {
 			}
 			i++
 			if closer == '}' {
-				if i = scanKey(b, skipSpace(b, i)); i < 0 {
+				key := skipSpace(b, i)
+				keyEnd, next, escaped := scanKey(b, key)
+				if next < 0 {
 					return -1
 				}
+				if k >= 0 {
+					members, pending = noteMember(spans, members, k, key, keyEnd, escaped)
+				}
+				i = next
 			}
 			break
 		}
 	}
 }
 
-// scanKey returns the index just past `"key":` at b[i], or -1.
-func scanKey(b []byte, i int) int {
+// noteMember adds a member to the noted object spans[k] and returns it, or
+// -1 if the object is past noting (then none of its members count).
+func noteMember(spans []span, members []member, k, key, keyEnd int, escaped bool) ([]member, int) {
+	sp := &spans[k]
+	if !sp.noted {
+		return members, -1
+	}
+	if len(members) == maxMembers {
+		sp.noted = false
+		return members, -1
+	}
+	m := len(members)
+	members = append(members, member{key: key, keyEnd: keyEnd, escaped: escaped, next: -1})
+	if sp.last >= 0 {
+		members[sp.last].next = m
+	} else {
+		sp.first = m
+	}
+	sp.last = m
+	return members, m
+}
+
+// scanKey reads `"key":` at b[i]: it returns the index just past the key's
+// string and just past the colon (-1 if there is none), and whether the
+// key has escapes.
+func scanKey(b []byte, i int) (keyEnd, next int, escaped bool) {
 	if i >= len(b) || b[i] != '"' {
-		return -1
+		return 0, -1, false
 	}
-	if i = scanString(b, i); i < 0 {
-		return -1
+	if keyEnd, escaped = scanString(b, i); keyEnd < 0 {
+		return 0, -1, false
 	}
-	i = skipSpace(b, i)
+	i = skipSpace(b, keyEnd)
 	if i >= len(b) || b[i] != ':' {
-		return -1
+		return 0, -1, false
 	}
-	return i + 1
+	return keyEnd, i + 1, escaped
 }
 
 // scanLiteral returns the index just past lit at b[i], or -1.
@@ -887,35 +956,37 @@ func nextSpecial(b []byte, i int, high bool) int {
 	return i
 }
 
-// scanString returns the index just past the JSON string at b[i], or -1.
-// Bytes that are not UTF-8 are allowed here; they read as U+FFFD.
-func scanString(b []byte, i int) int {
+// scanString returns the index just past the JSON string at b[i], or -1,
+// and whether it has escapes. Bytes that are not UTF-8 are allowed here;
+// they read as U+FFFD.
+func scanString(b []byte, i int) (end int, escaped bool) {
 	i++
 	for {
 		i = nextSpecial(b, i, false)
 		if i >= len(b) {
-			return -1
+			return -1, false
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1
+			return i + 1, escaped
 		case c == '\\':
+			escaped = true
 			if i+1 >= len(b) {
-				return -1
+				return -1, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
-					return -1
+					return -1, false
 				}
 				i += 6
 			default:
-				return -1
+				return -1, false
 			}
 		default: // a control character
-			return -1
+			return -1, false
 		}
 	}
 }
@@ -982,10 +1053,8 @@ func (s *server) skipValue(b []byte, i int) int {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
-		for _, sp := range s.spans {
-			if sp.at == &b[i] {
-				return i + sp.n
-			}
+		if k := s.spanOf(b[i:]); k >= 0 {
+			return i + s.spans[k].n
 		}
 		depth := 0
 		for {
@@ -1039,6 +1108,69 @@ func (s *server) nextElement(arr []byte, i int) (elem []byte, next int) {
 	}
 	end := s.skipValue(arr, i)
 	return arr[i:end], end
+}
+
+// spanOf returns the span scan noted for the object or array v, or -1.
+// Walks go forward through the line, so the search starts where the last
+// one ended.
+func (s *server) spanOf(v []byte) int {
+	at := &v[0]
+	for k := s.hint; k < len(s.spans); k++ {
+		if s.spans[k].at == at {
+			s.hint = k
+			return k
+		}
+	}
+	for k := 0; k < s.hint && k < len(s.spans); k++ {
+		if s.spans[k].at == at {
+			s.hint = k
+			return k
+		}
+	}
+	return -1
+}
+
+// fields is a walk over the members of a valid object: the ones scan
+// noted, or else read from the text with nextMember.
+type fields struct {
+	obj  []byte
+	base int // obj's index in the line, for noted members
+	m    int // the next noted member, -1 at the end
+	i    int // where nextMember goes on; -1 for noted members
+}
+
+// fields starts a walk over the members of the valid object obj.
+func (s *server) fields(obj []byte) fields {
+	if k := s.spanOf(obj); k >= 0 && s.spans[k].noted {
+		return fields{obj: obj, base: s.spans[k].start, m: s.spans[k].first, i: -1}
+	}
+	return fields{obj: obj, i: 1}
+}
+
+// next returns the walk's next member: its raw key, its decoded name
+// (valid until the next call) and its raw value; ok is false at the end.
+func (s *server) next(f *fields) (key, name, val []byte, ok bool) {
+	if f.i >= 0 {
+		key, val, next := s.nextMember(f.obj, f.i)
+		if next < 0 {
+			return nil, nil, nil, false
+		}
+		f.i = next
+		return key, s.text(key), val, true
+	}
+	if f.m < 0 {
+		return nil, nil, nil, false
+	}
+	m := &s.members[f.m]
+	f.m = m.next
+	key = f.obj[m.key-f.base : m.keyEnd-f.base]
+	val = f.obj[m.val-f.base : m.valEnd-f.base]
+	name = key[1 : len(key)-1]
+	if m.escaped {
+		s.scratch = unquote(s.scratch[:0], name)
+		name = s.scratch
+	}
+	return key, name, val, true
 }
 
 // readEscape decodes the escape at s[i] (a backslash) and returns the

@@ -153,7 +153,9 @@ type server struct {
 
 	stack   []byte          // open containers while validating a message
 	spans   []span          // objects and arrays of the line, see scan
+	members []member        // members of the objects in spans
 	open    []int           // spans of the containers open while scanning
+	hint    int             // where spanOf looks first
 	scratch []byte          // decoded strings that carry escapes
 	vals    [maxArgs][]byte // a tool call's argument values
 

@@ -397,20 +397,23 @@ func FuzzJSON(f *testing.F) {
 	})
 }
 
-// walkJSON reads a valid JSON value with s.nextMember, s.nextElement and
+// walkJSON reads a valid JSON value with s.fields, s.nextElement and
 // unquote, the way the handlers do, into encoding/json's generic form, and
 // checks each string's encoding on the way.
 func walkJSON(t *testing.T, s *server, v []byte) any {
 	switch v[0] {
 	case '{':
 		m := map[string]any{}
-		for i := 1; ; {
-			key, val, next := s.nextMember(v, i)
-			if next < 0 {
+		for f := s.fields(v); ; {
+			key, name, val, ok := s.next(&f)
+			if !ok {
 				return m
 			}
-			i = next
-			m[walkJSON(t, s, key).(string)] = walkJSON(t, s, val)
+			k := walkJSON(t, s, key).(string)
+			if got := string(unquote(nil, key[1:len(key)-1])); string(name) != got {
+				t.Fatalf("next gave the name %q for the key %s, want %q", name, key, got)
+			}
+			m[k] = walkJSON(t, s, val)
 		}
 	case '[':
 		a := []any{}
@@ -607,6 +610,12 @@ func TestHostileInput(t *testing.T) {
 		{"empty batch", `[]`, invalidRequest},
 		{"response with bad id", `{"jsonrpc":"2.0","id":[],"result":1}`, ""},
 		{"method of wrong type", `{"jsonrpc":"2.0","id":1,"method":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"},
+		// Past what scan notes (maxMembers members, maxSpans objects), the
+		// walks read the text again and must come to the same answers.
+		{"more members than noted", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2` + strings.Repeat(manyArgs.String(), 4) + `,"b":3}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments for tool add: unexpected argument \"x0\" (allowed: a, b)"}],"isError":true}}` + "\n"},
+		{"more objects than noted", `[` + strings.Repeat(`{"jsonrpc":"2.0","method":"n","params":{"a":{}}},`, maxSpans) + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}]`,
+			"[" + strings.TrimSuffix(textReply("1", "3"), "\n") + "]\n"},
 	}
 	if len(tests) < 40 {
 		t.Fatalf("only %d hostile inputs", len(tests))
