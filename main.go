@@ -294,9 +294,11 @@ type lineReader struct {
 	err        error // from the last read; io.EOF at the end of input
 	started    bool  // the first line was returned (a BOM can only lead it)
 
-	pieces  [][]byte // earlier parts of a line longer than buf
-	size    int      // bytes in pieces
-	discard bool     // the current line is over max: drop it up to '\n'
+	pieces    [][]byte // earlier parts of a line longer than buf
+	size      int      // bytes in pieces
+	discard   bool     // the current line is over max: drop it up to '\n'
+	gcOff     bool     // collection is off while a long line is read
+	gcPercent int      // the setting to restore when it ends
 }
 
 // bom is the UTF-8 byte order mark, ignored at the very start of input.
@@ -354,6 +356,12 @@ func (lr *lineReader) keep(piece []byte) {
 	if lr.discard {
 		return
 	}
+	if len(lr.pieces) == 0 {
+		// Reading a long line makes no garbage, only pieces that are all
+		// still needed: collecting while they pile up would find nothing
+		// and only slow the read. The collector comes back in finish.
+		lr.gcPercent, lr.gcOff = debug.SetGCPercent(-1), true
+	}
 	lr.pieces = append(lr.pieces, piece)
 	lr.size += len(piece)
 	if lr.size > lr.max+1 { // +1: the line may end in "\r\n"
@@ -374,6 +382,16 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 			n-- // the limit is on the message, not its line ending
 		}
 	}
+	if lr.gcOff {
+		defer func() {
+			debug.SetGCPercent(lr.gcPercent)
+			lr.gcOff = false
+			// Give the pieces back now: otherwise the reply to a huge
+			// message is allocated while they still count, and the peak
+			// is 3x its size instead of 2x.
+			debug.FreeOSMemory()
+		}()
+	}
 	if lr.discard || n > lr.max {
 		lr.pieces, lr.size, lr.discard = nil, 0, false
 		return nil, true
@@ -386,10 +404,6 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 		}
 		line = append(line, tail...)
 		lr.pieces, lr.size = nil, 0
-		// Give the pieces back now: otherwise the reply to a huge message
-		// is allocated while they still count, and the peak is 3x its
-		// size instead of 2x. Costs a GC, once per huge message.
-		debug.FreeOSMemory()
 	}
 	if first {
 		line = bytes.TrimPrefix(line, bom)

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -1140,6 +1141,26 @@ func BenchmarkEcho16MiB(b *testing.B) {
 		r.Reset(input)
 		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLongLineRestoresGC: collection is off while a long line is read (it
+// makes no garbage) and must come back after, whether the line is served
+// or is over the limit.
+func TestLongLineRestoresGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	long := echoCall("1", `"`+strings.Repeat("x", 3*readSize)+`"`)
+	for _, limit := range []int{defaultMaxMessage, readSize} {
+		var out bytes.Buffer
+		if err := newServer(strings.NewReader(long+"\n"+long), &out, limit).run(); err != nil {
+			t.Fatal(err)
+		}
+		if got := debug.SetGCPercent(77); got != 77 {
+			t.Errorf("limit %d: GC percent %d after a long line, want 77", limit, got)
+		}
+		if n := strings.Count(out.String(), "\n"); n != 2 {
+			t.Errorf("limit %d: %d replies to 2 lines", limit, n)
 		}
 	}
 }
