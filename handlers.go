@@ -58,16 +58,21 @@ const (
 
 // Result fragments that never change, encoded once at start-up so a
 // request for them only splices in its id.
-var (
+const (
 	capabilitiesJSON = `{"tools":{},"resources":{}}`
 	serverInfoJSON   = `{"name":"` + serverName + `","version":"` + serverVersion + `"}`
 
 	// initializeTail follows "protocolVersion":"V".
 	initializeTail = `,"capabilities":` + capabilitiesJSON + `,"serverInfo":` + serverInfoJSON + `}`
+)
+
+var (
+	// supportedVersionsJSON lists every version we speak, newest first.
+	supportedVersionsJSON = string(appendStringArray(nil, append([]string{modernVersion}, legacyVersions...)))
 
 	// discoverBody is the server/discover result between resultType and the
 	// cache fields, in the order of the specification's example.
-	discoverBody = `,"supportedVersions":` + string(appendStringArray(nil, append([]string{modernVersion}, legacyVersions...))) +
+	discoverBody = `,"supportedVersions":` + supportedVersionsJSON +
 		`,"capabilities":` + capabilitiesJSON +
 		`,"_meta":{"io.modelcontextprotocol/serverInfo":` + serverInfoJSON + `}`
 
@@ -327,19 +332,13 @@ func (s *server) readMeta(req *request) bool {
 		}
 	}
 	s.errorStart(codeUnsupportedVersion, "Unsupported protocol version")
-	s.out = append(s.out, `,"data":{"supported":[`...)
-	s.out = append(s.out, discoverVersions...)
-	s.out = append(s.out, `],"requested":`...)
+	s.out = append(s.out, `,"data":{"supported":`...)
+	s.out = append(s.out, supportedVersionsJSON...)
+	s.out = append(s.out, `,"requested":`...)
 	s.out = appendString(s.out, version)
 	s.out = append(s.out, "}}"...)
 	return false
 }
-
-// discoverVersions is the list of every version we speak, without brackets.
-var discoverVersions = func() string {
-	b := appendStringArray(nil, append([]string{modernVersion}, legacyVersions...))
-	return string(b[1 : len(b)-1])
-}()
 
 // failMissingMeta answers a request that lacks a _meta field it needs,
 // or has it with the wrong type.
@@ -663,11 +662,10 @@ func skipSpace(b []byte, i int) int {
 
 // span is an object or array that scan found in the line.
 type span struct {
-	at       *byte // its first byte, to know it again in any slice of the line
-	start, n int   // its index in the line and its length
-	noted    bool  // an object all of whose members are noted
-	first    int   // its first noted member, or -1
-	last     int   // its last noted member so far, or -1
+	start, n int  // its index in the line and its length
+	noted    bool // an object all of whose members are noted
+	first    int  // its first noted member, or -1
+	last     int  // its last noted member so far, or -1
 }
 
 // member is a member of an object that scan noted: where its key and
@@ -698,7 +696,7 @@ const (
 func (s *server) scan(b []byte, i int) int {
 	stack, spans, open, members := s.stack[:0], s.spans[:0], s.open[:0], s.members[:0]
 	defer func() { s.stack, s.spans, s.open, s.members = stack[:0], spans, open[:0], members }()
-	s.hint = 0
+	s.lineCap = cap(b)
 	pending := -1 // the noted member whose value comes next
 	for {
 		i = skipSpace(b, i)
@@ -723,7 +721,7 @@ func (s *server) scan(b []byte, i int) int {
 			if len(stack) <= spanDepth {
 				if len(spans) < maxSpans {
 					k = len(spans)
-					spans = append(spans, span{at: &b[start], start: start, noted: c == '{', first: -1, last: -1})
+					spans = append(spans, span{start: start, noted: c == '{', first: -1, last: -1})
 				}
 				open = append(open, k)
 			}
@@ -1110,22 +1108,23 @@ func (s *server) nextElement(arr []byte, i int) (elem []byte, next int) {
 	return arr[i:end], end
 }
 
-// spanOf returns the span scan noted for the object or array v, or -1.
-// Walks go forward through the line, so the search starts where the last
-// one ended.
+// spanOf returns the span scan noted for the object or array v, a slice
+// of the line, or -1. A slice's capacity runs to the end of the line's
+// array, so the difference of capacities is v's index in the line; spans
+// are in the order of their indexes, so a binary search finds it.
 func (s *server) spanOf(v []byte) int {
-	at := &v[0]
-	for k := s.hint; k < len(s.spans); k++ {
-		if s.spans[k].at == at {
-			s.hint = k
-			return k
+	at := s.lineCap - cap(v)
+	lo, hi := 0, len(s.spans)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s.spans[mid].start < at {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	for k := 0; k < s.hint && k < len(s.spans); k++ {
-		if s.spans[k].at == at {
-			s.hint = k
-			return k
-		}
+	if lo < len(s.spans) && s.spans[lo].start == at {
+		return lo
 	}
 	return -1
 }

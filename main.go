@@ -155,7 +155,7 @@ type server struct {
 	spans   []span          // objects and arrays of the line, see scan
 	members []member        // members of the objects in spans
 	open    []int           // spans of the containers open while scanning
-	hint    int             // where spanOf looks first
+	lineCap int             // cap of the line scanned, see spanOf
 	scratch []byte          // decoded strings that carry escapes
 	vals    [maxArgs][]byte // a tool call's argument values
 
