@@ -697,8 +697,21 @@ func (s *server) scan(b []byte, i int) int {
 	stack, spans, open, members := s.stack[:0], s.spans[:0], s.open[:0], s.members[:0]
 	defer func() { s.stack, s.spans, s.open, s.members = stack[:0], spans, open[:0], members }()
 	s.lineCap = cap(b)
-	pending := -1 // the noted member whose value comes next
+	pending := -1    // the noted member whose value comes next
+	wantKey := false // an object's member starts at i
 	for {
+		if wantKey {
+			wantKey = false
+			key := skipSpace(b, i)
+			keyEnd, next, escaped := scanKey(b, key)
+			if next < 0 {
+				return -1
+			}
+			if d := len(stack); d <= spanDepth && open[d-1] >= 0 {
+				members, pending = noteMember(spans, members, open[d-1], key, keyEnd, escaped)
+			}
+			i = next
+		}
 		i = skipSpace(b, i)
 		if i >= len(b) {
 			return -1
@@ -725,17 +738,7 @@ func (s *server) scan(b []byte, i int) int {
 				}
 				open = append(open, k)
 			}
-			if c == '{' {
-				key := i
-				keyEnd, next, escaped := scanKey(b, i)
-				if next < 0 {
-					return -1
-				}
-				if k >= 0 {
-					members, pending = noteMember(spans, members, k, key, keyEnd, escaped)
-				}
-				i = next
-			}
+			wantKey = c == '{'
 			continue
 		case '"':
 			i, _ = scanString(b, i)
@@ -784,17 +787,7 @@ func (s *server) scan(b []byte, i int) int {
 				return -1
 			}
 			i++
-			if closer == '}' {
-				key := skipSpace(b, i)
-				keyEnd, next, escaped := scanKey(b, key)
-				if next < 0 {
-					return -1
-				}
-				if k >= 0 {
-					members, pending = noteMember(spans, members, k, key, keyEnd, escaped)
-				}
-				i = next
-			}
+			wantKey = closer == '}'
 			break
 		}
 	}

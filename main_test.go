@@ -831,6 +831,20 @@ func TestSignalStopsGracefully(t *testing.T) {
 	}
 }
 
+// TestSignalWhileIdle: a signal while the server waits for input (stdin
+// open, nothing owed) ends it at once with status 0.
+func TestSignalWhileIdle(t *testing.T) {
+	c := startChild(t)
+	fmt.Fprintf(c.stdin, "%s\n", pingLine)
+	if got, err := c.stdout.ReadString('\n'); err != nil || got != pingReply {
+		t.Fatalf("reply %q, %v", got, err)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if st := c.wait(t); st.ExitCode() != 0 || c.stderr.Len() > 0 {
+		t.Fatalf("exit status %v, stderr %q", st, c.stderr.Bytes())
+	}
+}
+
 // TestSecondSignalExitsAtOnce: when the first signal cannot finish (the
 // client stopped reading, so a write is blocked), a second one ends the
 // process at once.
