@@ -419,6 +419,9 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 type logger struct {
 	lines chan string
 	done  chan struct{}
+
+	mu     sync.Mutex // main and a signal handler may both log and close
+	closed bool
 }
 
 // newLogger starts a logger writing to w.
@@ -439,6 +442,11 @@ func newLogger(w io.Writer) *logger {
 
 // printf queues one line, or drops it if the queue is full.
 func (l *logger) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
 	select {
 	case l.lines <- fmt.Sprintf(format+"\n", args...):
 	default:
@@ -447,7 +455,12 @@ func (l *logger) printf(format string, args ...any) {
 
 // close writes what is queued, waiting at most a moment for a slow stderr.
 func (l *logger) close() {
-	close(l.lines)
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.lines)
+	}
+	l.mu.Unlock()
 	select {
 	case <-l.done:
 	case <-time.After(100 * time.Millisecond):

@@ -832,16 +832,24 @@ func TestSignalStopsGracefully(t *testing.T) {
 }
 
 // TestSignalWhileIdle: a signal while the server waits for input (stdin
-// open, nothing owed) ends it at once with status 0.
+// open, nothing owed) ends it at once with status 0; with -v it says so
+// in one log line, without a trace.
 func TestSignalWhileIdle(t *testing.T) {
-	c := startChild(t)
-	fmt.Fprintf(c.stdin, "%s\n", pingLine)
-	if got, err := c.stdout.ReadString('\n'); err != nil || got != pingReply {
-		t.Fatalf("reply %q, %v", got, err)
-	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	if st := c.wait(t); st.ExitCode() != 0 || c.stderr.Len() > 0 {
-		t.Fatalf("exit status %v, stderr %q", st, c.stderr.Bytes())
+	for _, args := range [][]string{nil, {"-v"}} {
+		c := startChild(t, args...)
+		fmt.Fprintf(c.stdin, "%s\n", pingLine)
+		if got, err := c.stdout.ReadString('\n'); err != nil || got != pingReply {
+			t.Fatalf("%v: reply %q, %v", args, got, err)
+		}
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		st := c.wait(t)
+		want := ""
+		if len(args) > 0 {
+			want = "mcp: ping id=\"after\" "
+		}
+		if st.ExitCode() != 0 || !strings.HasPrefix(c.stderr.String(), want) || strings.Contains(c.stderr.String(), "goroutine") {
+			t.Fatalf("%v: exit status %v, stderr %q", args, st, c.stderr.Bytes())
+		}
 	}
 }
 
