@@ -364,7 +364,7 @@ func (lr *lineReader) keep(piece []byte) {
 	}
 	lr.pieces = append(lr.pieces, piece)
 	lr.size += len(piece)
-	if lr.size > lr.max+1 { // +1: the line may end in "\r\n"
+	if lr.size-1 > lr.max { // -1: the line may end in "\r\n"
 		lr.pieces, lr.size, lr.discard = nil, 0, true
 	}
 }

@@ -1173,7 +1173,7 @@ func BenchmarkEcho16MiB(b *testing.B) {
 func TestLongLineRestoresGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(77))
 	long := echoCall("1", `"`+strings.Repeat("x", 3*readSize)+`"`)
-	for _, limit := range []int{defaultMaxMessage, readSize} {
+	for _, limit := range []int{defaultMaxMessage, readSize, math.MaxInt} {
 		var out bytes.Buffer
 		if err := newServer(strings.NewReader(long+"\n"+long), &out, limit).run(); err != nil {
 			t.Fatal(err)
@@ -1183,6 +1183,9 @@ func TestLongLineRestoresGC(t *testing.T) {
 		}
 		if n := strings.Count(out.String(), "\n"); n != 2 {
 			t.Errorf("limit %d: %d replies to 2 lines", limit, n)
+		}
+		if served := strings.HasPrefix(out.String(), textReply("1", strings.Repeat("x", 3*readSize))); served != (limit > len(long)) {
+			t.Errorf("limit %d: line of %d bytes served: %v", limit, len(long), served)
 		}
 	}
 }
