@@ -5,6 +5,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -53,18 +54,8 @@ func runEcho(dst []byte, vals [][]byte) []byte {
 	body := vals[0][1 : len(vals[0])-1]
 	// Room for the usual case, an unescaped text, in one step: a huge text
 	// must not be copied again and again as the buffer grows.
-	dst = reserve(dst, len(body)+64)
+	dst = slices.Grow(dst, len(body)+64)
 	return appendStringBody(dst, body)
-}
-
-// reserve returns dst with room for n more bytes.
-func reserve(dst []byte, n int) []byte {
-	if cap(dst)-len(dst) >= n {
-		return dst
-	}
-	grown := make([]byte, len(dst), len(dst)+n)
-	copy(grown, dst)
-	return grown
 }
 
 // parseNumber reads a valid JSON number as JavaScript's Number() does:
