@@ -72,7 +72,7 @@ const readSize = 64 << 10
 // flushSize is how much output may wait for more replies before it is
 // written anyway, so pipelined replies are batched without growing without
 // bound.
-const flushSize = 64 << 10
+const flushSize = 256 << 10
 
 func main() {
 	maxMessage := flag.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
@@ -327,21 +327,22 @@ func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
 	return nil, false, false
 }
 
-// fill reads once from the input, making room first.
+// fill reads once from the input, making room first: the start of a
+// line goes to the front of the buffer, so each read can take what a
+// pipe holds (64 KiB) rather than what is left at the end.
 func (lr *lineReader) fill() {
+	if lr.start > 0 {
+		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.start = 0
+	}
 	if lr.end == len(lr.buf) {
-		if lr.start > 0 {
-			lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
-			lr.start = 0
-		} else {
-			// The whole buffer is part of one line: keep it and read on
-			// into a new one, or reuse it if the line is over the limit.
-			lr.keep(lr.buf)
-			if !lr.discard {
-				lr.buf = make([]byte, len(lr.buf))
-			}
-			lr.end = 0
+		// The whole buffer is part of one line: keep it and read on into
+		// a new one, or reuse it if the line is over the limit.
+		lr.keep(lr.buf)
+		if !lr.discard {
+			lr.buf = make([]byte, len(lr.buf))
 		}
+		lr.end = 0
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n
