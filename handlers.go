@@ -952,6 +952,14 @@ func nextSpecial(b []byte, i int, high bool) int {
 // they read as U+FFFD.
 func scanString(b []byte, i int) (end int, escaped bool) {
 	i++
+	// Most strings (keys, methods, names) end within eight bytes.
+	if i+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if j := i + bits.TrailingZeros64(m)>>3; b[j] == '"' {
+				return j + 1, false
+			}
+		}
+	}
 	for {
 		i = nextSpecial(b, i, false)
 		if i >= len(b) {
