@@ -101,6 +101,10 @@ func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go s.stopOnSignal(sig)
+	// A closed stdout or stderr then shows as a write error, not as death
+	// by SIGPIPE: the log drops its lines and goes on; run returns and
+	// main exits 1.
+	signal.Ignore(syscall.SIGPIPE)
 
 	err := s.run()
 	if errors.Is(err, errStopped) || err == nil {

@@ -1012,6 +1012,31 @@ func TestVerboseLog(t *testing.T) {
 	}
 }
 
+// TestClosedStderr: with -v and a stderr whose reader is gone, every
+// request is still answered and the exit status is 0.
+func TestClosedStderr(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(mcpBinary, "-v")
+	cmd.Stderr = w
+	var in bytes.Buffer
+	for i := range 1000 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	}
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	w.Close()
+	if err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if n := bytes.Count(out, []byte("\n")); n != 1000 {
+		t.Fatalf("%d replies to 1000 requests", n)
+	}
+}
+
 // TestBlockedStderr: with -v and a stderr that nobody reads, the protocol
 // does not stall: log lines are dropped instead.
 func TestBlockedStderr(t *testing.T) {
