@@ -312,7 +312,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // is buffered; ok is false when fill must be called first (or, with err
 // set, when input has ended). tooLong reports a line over the limit, whose
 // bytes are gone. At the end of input a last line without "\n" is
-// returned before ok turns false.
+// returned before ok turns false; after a failed read it is not.
 func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
 	data := lr.buf[lr.start:lr.end]
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -322,7 +322,9 @@ func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
 	}
 	if lr.err != nil {
 		lr.start = lr.end
-		if len(data) == 0 && len(lr.pieces) == 0 && !lr.discard {
+		if lr.err != io.EOF || len(data) == 0 && len(lr.pieces) == 0 && !lr.discard {
+			// Nothing left, or a failed read: what came before the
+			// failure is not known to be a whole message.
 			return nil, false, false
 		}
 		line, tooLong = lr.finish(data)

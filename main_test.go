@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -633,17 +634,15 @@ func TestHostileInput(t *testing.T) {
 }
 
 // TestPanicBecomesInternalError: a handler that panics costs its request
-// an Internal error, and nothing it half-wrote reaches the output.
+// an Internal error, and nothing it half-wrote reaches the output (when the
+// tool runs, handleToolsCall has already written the start of its result).
 func TestPanicBecomesInternalError(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
 	tools = append([]tool{{
 		name: "boom",
 		args: []arg{{"text", "string"}},
-		run: func(dst []byte, vals [][]byte) []byte {
-			dst = append(dst, "half a reply"...)
-			panic("boom")
-		},
+		run:  func(dst []byte, vals [][]byte) []byte { panic("boom") },
 	}}, saved...)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n" +
 		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}]` + "\n" +
@@ -1012,60 +1011,80 @@ func TestVerboseLog(t *testing.T) {
 	}
 }
 
-// TestClosedStderr: with -v and a stderr whose reader is gone, every
-// request is still answered and the exit status is 0.
-func TestClosedStderr(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	cmd := exec.Command(mcpBinary, "-v")
-	cmd.Stderr = w
-	var in bytes.Buffer
-	for i := range 1000 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
-	}
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	w.Close()
-	if err != nil {
-		t.Fatalf("exit: %v", err)
-	}
-	if n := bytes.Count(out, []byte("\n")); n != 1000 {
-		t.Fatalf("%d replies to 1000 requests", n)
+// TestUnreadableStderr: with -v, a stderr whose reader is gone, or that
+// nobody reads, never stalls or ends the session: every request is
+// answered, log lines are dropped, and the exit status is 0.
+func TestUnreadableStderr(t *testing.T) {
+	for _, closed := range []bool{true, false} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if closed {
+			r.Close()
+		}
+		cmd := exec.Command(mcpBinary, "-v")
+		cmd.Stderr = w
+		var in bytes.Buffer
+		const n = 20000 // far more log than a pipe holds
+		for i := range n {
+			fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		cmd.Stdin = &in
+		type result struct {
+			out []byte
+			err error
+		}
+		done := make(chan result)
+		go func() {
+			out, err := cmd.Output()
+			done <- result{out, err}
+		}()
+		select {
+		case res := <-done:
+			if res.err != nil {
+				t.Errorf("stderr closed %v: exit: %v", closed, res.err)
+			}
+			if got := bytes.Count(res.out, []byte("\n")); got != n {
+				t.Errorf("stderr closed %v: %d replies to %d requests", closed, got, n)
+			}
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("stderr closed %v: stalled", closed)
+		}
+		w.Close()
+		if !closed {
+			r.Close()
+		}
 	}
 }
 
-// TestBlockedStderr: with -v and a stderr that nobody reads, the protocol
-// does not stall: log lines are dropped instead.
-func TestBlockedStderr(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+// errReader yields its data, then err.
+type errReader struct {
+	data []byte
+	err  error
+}
+
+func (r *errReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
 	}
-	defer r.Close()
-	cmd := exec.Command(mcpBinary, "-v")
-	cmd.Stderr = w
-	var in bytes.Buffer
-	for i := range 20000 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReadError: input that fails (not EOF) ends the loop with that error,
+// after every whole line read before it is answered.
+func TestReadError(t *testing.T) {
+	broken := errors.New("broken input")
+	var out bytes.Buffer
+	err := newServer(&errReader{data: []byte(pingLine + "\n" + pingLine + "\n{\"partial"), err: broken}, &out, defaultMaxMessage).run()
+	if err != broken {
+		t.Errorf("run returned %v, want %v", err, broken)
 	}
-	cmd.Stdin = &in
-	done := make(chan []byte)
-	go func() {
-		out, _ := cmd.Output()
-		done <- out
-	}()
-	select {
-	case out := <-done:
-		w.Close()
-		if n := bytes.Count(out, []byte("\n")); n != 20000 {
-			t.Fatalf("%d replies to 20000 requests", n)
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("stalled on a blocked stderr")
+	if out.String() != pingReply+pingReply {
+		t.Errorf("got %q, want two ping replies", out.String())
 	}
 }
 
