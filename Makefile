@@ -20,6 +20,7 @@ golden:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzNumber$$' -fuzztime $(FUZZTIME) .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 .

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,6 +236,159 @@ func TestNumberFormat(t *testing.T) {
 			t.Errorf("appendNumber(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestParseNumber pins parseNumber to JavaScript's Number(x) on the
+// literals strconv.ParseFloat alone gets wrong (more than 800 digits
+// before the point, exponents of five digits and more) and on their
+// neighbours: 799 to 5,000 digits, exponents of 5 to 400 digits, the
+// subnormal and overflow boundaries, and halfway cases that need every
+// digit, or a digit past the 768 that are kept, to round. Each want is
+// node's String(Number(lit)) (v20, checked once), and negZero is
+// Object.is(Number(lit), -0).
+func TestParseNumber(t *testing.T) {
+	// Halfway between the largest double and 2^1024: (2^54-1) x 2^970.
+	top := new(big.Int).Lsh(new(big.Int).SetUint64(1<<54-1), 970).String()
+	topBelow := new(big.Int).Sub(new(big.Int).Lsh(new(big.Int).SetUint64(1<<54-1), 970), big.NewInt(1)).String()
+	// Half the smallest subnormal, 2^-1075 = 5^1075 x 10^-1075, exactly.
+	halfDigits := new(big.Int).Exp(big.NewInt(5), big.NewInt(1075), nil).String()
+	half := halfDigits + "e-1075"
+	zeros := func(n int) string { return strings.Repeat("0", n) }
+	tests := []struct {
+		lit, want string
+		negZero   bool
+	}{
+		{"1" + zeros(799) + "e-799", "1", false},
+		{"1" + zeros(800) + "e-800", "1", false},
+		{"1" + zeros(801) + "e-801", "1", false},
+		{"1" + zeros(1000) + "e-1000", "1", false},
+		{"1" + zeros(5000) + "e-5000", "1", false},
+		{"-1" + zeros(5000) + ".5e-5000", "-1", false},
+		{"123" + zeros(797) + "e-800", "0.123", false},
+		{"0." + zeros(9692) + "9e100000", "Infinity", false},
+		{"0." + zeros(99692) + "1e100000", "1e+307", false},
+		{"0." + zeros(99999) + "1e100000", "1", false},
+		{"1e10000", "Infinity", false},
+		{"1e-10000", "0", false},
+		{"1e00308", "1e+308", false},
+		{"1.5e00309", "Infinity", false},
+		{"1e100000", "Infinity", false},
+		{"-1e-100000", "0", true},
+		{"1e1000000000", "Infinity", false},
+		{"1e0000000001", "10", false},
+		{"1e-1000000000", "0", false},
+		{"1" + zeros(400) + "e-1000000000", "0", false},
+		{"1e" + zeros(399) + "5", "100000", false},
+		{"1e" + strings.Repeat("9", 400), "Infinity", false},
+		{"-1e-" + strings.Repeat("9", 400), "0", true},
+		{"123.456e" + zeros(398) + "2", "12345.6", false},
+		{"0." + zeros(400) + "123e+" + zeros(396) + "403", "123", false},
+		{"-0", "0", true},
+		{"-0.0", "0", true},
+		{"-0e5", "0", true},
+		{"-0.000e-5", "0", true},
+		{"-0." + zeros(1000), "0", true},
+		{"-0." + zeros(1000) + "e" + strings.Repeat("9", 400), "0", true},
+		{"0e-99999999999999999999", "0", false},
+		{"2.4703282292062327e-324", "0", false},
+		{"2.4703282292062328e-324", "5e-324", false},
+		{half, "0", false},
+		{halfDigits + "1e-1076", "5e-324", false},
+		{halfDigits + zeros(100) + "1e-1176", "5e-324", false},
+		{"-" + halfDigits + zeros(100) + "1e-1176", "-5e-324", false},
+		{"4.9406564584124654e-324", "5e-324", false},
+		{"2.2250738585072011e-308", "2.225073858507201e-308", false},
+		{"2.2250738585072012e-308", "2.2250738585072014e-308", false},
+		{"9007199254740993", "9007199254740992", false},
+		{"9007199254740993.0000000001", "9007199254740994", false},
+		{"9007199254740993." + zeros(900), "9007199254740992", false},
+		{"9007199254740993." + zeros(900) + "1", "9007199254740994", false},
+		{"9007199254740995", "9007199254740996", false},
+		{"9007199254740995." + zeros(2000), "9007199254740996", false},
+		{"9007199254740994." + strings.Repeat("9", 1000), "9007199254740994", false},
+		{top, "Infinity", false},
+		{topBelow, "1.7976931348623157e+308", false},
+		{top + "." + zeros(1000) + "1", "Infinity", false},
+		{topBelow + "." + strings.Repeat("9", 1000), "1.7976931348623157e+308", false},
+		{"1.7976931348623158e308", "1.7976931348623157e+308", false},
+		{"1.7976931348623159e308", "Infinity", false},
+		{"1.7976931348623157e308", "1.7976931348623157e+308", false},
+		{"-1.7976931348623159e308", "-Infinity", false},
+		{"0.1", "0.1", false},
+		{"0." + zeros(29) + "1", "1e-30", false},
+		{"12345678901234567890123456789012", "1.2345678901234567e+31", false},
+		{"123456789012345678901234567890123", "1.2345678901234569e+32", false},
+	}
+	for _, tt := range tests {
+		f := parseNumber([]byte(tt.lit))
+		if got := string(appendNumber(nil, f)); got != tt.want || (f == 0 && math.Signbit(f) != tt.negZero) {
+			t.Errorf("parseNumber(%s) = %q (sign bit %v), want %q (negative zero %v)", clip(tt.lit, 60), got, math.Signbit(f), tt.want, tt.negZero)
+		}
+	}
+	// The first case of the issue, through the binary: 1 and 800 zeros,
+	// e-800, plus 0.
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1` + zeros(800) + `e-800,"b":0}}}`
+	if got, want := serveString(t, req+"\n"), textReply("1", "1"); got != want {
+		t.Errorf("add of 1e800e-800 and 0:\n got %s\nwant %s", got, want)
+	}
+}
+
+// FuzzNumber compares parseNumber with exact arithmetic: math/big's Rat
+// reads the literal exactly and rounds it once to the nearest double, ties
+// to even (a big.Float parse rounds twice, once to its precision and once
+// to float64, and can be off by one at a halfway point). The fuzzer picks
+// the digits, a run of zeros to make the literal long (before the point or
+// after it), the exponent and how many leading zeros pad it.
+func FuzzNumber(f *testing.F) {
+	f.Add(false, "1", "", uint16(800), false, int32(-800), uint16(0))
+	f.Add(false, "0", "9", uint16(9692), true, int32(100000), uint16(0))
+	f.Add(true, "0", "1", uint16(65000), true, int32(65000), uint16(400))
+	f.Add(false, "9007199254740993", "1", uint16(900), true, int32(0), uint16(0))
+	f.Add(false, "24703282292062327", "", uint16(0), false, int32(-340), uint16(3))
+	f.Fuzz(func(t *testing.T, neg bool, intDigits, fracDigits string, pad uint16, padFrac bool, exp int32, expPad uint16) {
+		digits := func(s string) string {
+			b := []byte(s)
+			for i, c := range b {
+				b[i] = '0' + c%10
+			}
+			return string(b)
+		}
+		in, frac := strings.TrimLeft(digits(intDigits), "0"), digits(fracDigits)
+		if padFrac {
+			frac = strings.Repeat("0", int(pad)) + frac
+		} else if in != "" {
+			in += strings.Repeat("0", int(pad))
+		}
+		if in == "" {
+			in = "0"
+		}
+		exp %= 200000 // 10^200000 is as far as Rat goes quickly
+		lit := in
+		if frac != "" {
+			lit += "." + frac
+		}
+		e := strconv.Itoa(int(exp))
+		if exp < 0 {
+			e = "-" + strings.Repeat("0", int(expPad%1000)) + e[1:]
+		} else {
+			e = strings.Repeat("0", int(expPad%1000)) + e
+		}
+		lit += "e" + e
+		if neg {
+			lit = "-" + lit
+		}
+		var r big.Rat
+		if _, ok := r.SetString(lit); !ok {
+			t.Fatalf("big.Rat cannot read %s", clip(lit, 80))
+		}
+		want, _ := r.Float64()
+		if r.Sign() == 0 || want == 0 {
+			want = math.Copysign(0, boolSign(neg))
+		}
+		if got := parseNumber([]byte(lit)); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("parseNumber(%s) = %v, want %v", clip(lit, 200), got, want)
+		}
+	})
 }
 
 // TestStringEncoding pins the string encoder to JSON.stringify: no HTML
