@@ -142,18 +142,19 @@ func (s *server) handleLine(line []byte) {
 		s.handleBatch(msg)
 		return
 	}
-	mark := len(s.out)
+	mark := s.pos()
 	s.handleMessage(msg)
-	if len(s.out) > mark {
+	if s.pos() > mark {
 		s.out = append(s.out, '\n')
 	}
 }
 
 // handleBatch answers a JSON array of messages with one array of replies
 // in the same order, leaving out notifications; if no reply is owed, it
-// writes nothing.
+// writes nothing. Once it owes a reply, the array is written out as it
+// grows, so a batch of a million elements needs no more memory than one.
 func (s *server) handleBatch(batch []byte) {
-	mark := len(s.out)
+	mark := s.pos()
 	if batch[skipSpace(batch, 1)] == ']' {
 		s.replyError(nil, codeInvalidRequest, "Invalid Request")
 		s.out = append(s.out, '\n')
@@ -167,20 +168,21 @@ func (s *server) handleBatch(batch []byte) {
 			break
 		}
 		i = next
-		sep := len(s.out)
+		sep := s.pos()
 		if replies > 0 {
 			s.out = append(s.out, ',')
 		}
-		before := len(s.out)
+		before := s.pos()
 		s.handleMessage(elem)
-		if len(s.out) == before {
-			s.out = s.out[:sep]
+		if s.pos() == before {
+			s.takeBack(sep)
 		} else {
 			replies++
+			s.spill()
 		}
 	}
 	if replies == 0 {
-		s.out = s.out[:mark]
+		s.takeBack(mark)
 		return
 	}
 	s.out = append(s.out, "]\n"...)
@@ -230,7 +232,7 @@ func (s *server) handleMessage(msg []byte) {
 		return
 	}
 	req.method = method[1 : len(method)-1]
-	if bytes.IndexByte(req.method, '\\') >= 0 {
+	if len(req.method) <= maxLookup && bytes.IndexByte(req.method, '\\') >= 0 {
 		req.method = unquote(nil, req.method)
 	}
 	s.dispatch(&req)
@@ -240,7 +242,7 @@ func (s *server) handleMessage(msg []byte) {
 // after the reply's id; if it panics, whatever it wrote is taken back and
 // the request gets Internal error instead.
 func (s *server) dispatch(req *request) {
-	mark := len(s.out)
+	mark := s.pos()
 	var start time.Time
 	if s.log != nil {
 		start = time.Now()
@@ -248,18 +250,19 @@ func (s *server) dispatch(req *request) {
 	s.code = 0
 	defer func() {
 		if p := recover(); p != nil {
-			s.out = s.out[:mark]
-			s.replyError(req.id, codeInternalError, "Internal error")
-			if s.log != nil {
-				s.log.printf("mcp: panic in %s: %v", req.method, p)
+			if s.takeBack(mark) {
+				s.replyError(req.id, codeInternalError, "Internal error")
+			} else {
+				s.broken = true
 			}
+			s.log.printf("mcp: panic in %s: %v", logField(req.method), p)
 		}
 		if s.log != nil {
 			s.logRequest(req, start)
 		}
 	}()
 	s.out = append(s.out, `{"jsonrpc":"2.0","id":`...)
-	s.out = appendID(s.out, req.id)
+	s.appendID(req.id)
 	s.out = append(s.out, ',')
 	s.readParams(req)
 	if s.readMeta(req) {
@@ -335,7 +338,7 @@ func (s *server) readMeta(req *request) bool {
 	s.out = append(s.out, `,"data":{"supported":`...)
 	s.out = append(s.out, supportedVersionsJSON...)
 	s.out = append(s.out, `,"requested":`...)
-	s.out = appendString(s.out, version)
+	s.appendString(version)
 	s.out = append(s.out, "}}"...)
 	return false
 }
@@ -424,7 +427,7 @@ func (s *server) handleToolsCall(req *request) {
 	if t == nil {
 		s.errorStartRaw(codeInvalidParams)
 		s.out = append(s.out, `"Unknown tool: `...)
-		s.out = appendStringBody(s.out, name[1:len(name)-1])
+		s.appendText(name[1 : len(name)-1])
 		s.out = append(s.out, `"}`...)
 		return
 	}
@@ -446,12 +449,13 @@ func (s *server) handleToolsCall(req *request) {
 	}
 	s.openResult(req)
 	s.out = append(s.out, `"content":[{"type":"text","text":"`...)
-	mark := len(s.out)
-	s.out = t.appendProblems(s.out, vals, extra)
-	failed := len(s.out) > mark
+	mark := s.pos()
+	t.appendProblems(s, vals, extra)
+	failed := s.pos() > mark
 	if !failed {
-		s.out = t.run(s.out, vals)
+		t.run(s, vals)
 	}
+	clear(vals) // slices of the line, which may be huge: do not keep it
 	if failed {
 		s.out = append(s.out, `"}],"isError":true}`...)
 	} else {
@@ -489,7 +493,7 @@ func (s *server) handleResourcesRead(req *request) {
 		}
 		s.errorStart(code, "Resource not found")
 		s.out = append(s.out, `,"data":{"uri":`...)
-		s.out = appendString(s.out, uri)
+		s.appendString(uri)
 		s.out = append(s.out, "}}"...)
 		return
 	}
@@ -570,12 +574,12 @@ func (s *server) errorStartRaw(code int) {
 // never reached dispatch, or whose handler failed.
 func (s *server) replyError(id []byte, code int, message string) {
 	s.out = append(s.out, `{"jsonrpc":"2.0","id":`...)
-	s.out = appendID(s.out, id)
+	s.appendID(id)
 	s.out = append(s.out, ',')
 	s.fail(code, message)
 	s.out = append(s.out, '}')
 	if s.log != nil && code != codeInternalError {
-		s.log.printf("mcp: - id=%s error %d", appendID(nil, id), code)
+		s.log.printf("mcp: - id=%s error %d", logID(id), code)
 	}
 }
 
@@ -597,28 +601,71 @@ func (s *server) logRequest(req *request, start time.Time) {
 	if s.code != 0 {
 		outcome = "error " + strconv.Itoa(s.code)
 	}
-	s.log.printf("mcp: %s id=%s %v %s", req.method, appendID(nil, req.id), time.Since(start), outcome)
+	s.log.printf("mcp: %s id=%s %v %s", logField(req.method), logID(req.id), time.Since(start), outcome)
+}
+
+// maxLogField is the most bytes of a client's text that a log line shows.
+const maxLogField = 100
+
+// logField quotes client text for the log, Go-style, so that control
+// characters and newlines cannot forge lines or reach the terminal raw;
+// text over maxLogField bytes is cut, and its length shown.
+func logField(b []byte) string {
+	if len(b) <= maxLogField {
+		return strconv.Quote(string(b))
+	}
+	return strconv.Quote(string(b[:maxLogField])) + "..." + strconv.Itoa(len(b)) + " bytes"
+}
+
+// logID shows a request id in the log: a number as it came, a string
+// decoded and quoted by logField (a very long one is shown undecoded),
+// else "null".
+func logID(id []byte) string {
+	switch {
+	case id == nil:
+		return "null"
+	case id[0] == '"' && len(id) <= maxLookup:
+		return logField(unquote(nil, id[1:len(id)-1]))
+	case id[0] == '"':
+		return logField(id[1 : len(id)-1])
+	case len(id) > maxLogField:
+		return string(id[:maxLogField]) + "..." + strconv.Itoa(len(id)) + " bytes"
+	}
+	return string(id)
 }
 
 // appendID writes a request id as it came, or null: numbers keep their
 // digits (no trip through float64), strings are written as JSON.stringify
 // writes them.
-func appendID(dst, id []byte) []byte {
+func (s *server) appendID(id []byte) {
 	switch {
 	case id == nil:
-		return append(dst, "null"...)
+		s.out = append(s.out, "null"...)
 	case id[0] == '"':
-		return appendString(dst, id)
+		s.appendString(id)
+	default:
+		s.out = append(s.out, id...)
 	}
-	return append(dst, id...)
 }
 
-// text returns the decoded contents of a JSON string: in place when it has
-// no escapes, else decoded into scratch space valid until the next call.
+// maxLookup bounds the strings decoded to be looked up: a name, key, URI
+// or version we know is at most 64 bytes, and an escape is at most 6
+// bytes for each byte it stands for, so a longer literal matches nothing
+// and is not decoded, whatever a client sends.
+const maxLookup = 6 * 64
+
+// text returns the decoded contents of a JSON string, for comparing with
+// names we know: in place when it has no escapes, else decoded into
+// scratch space valid until the next call. A literal too long to match
+// (see maxLookup) is returned as it is, quotes included, which matches
+// no name.
 func (s *server) text(lit []byte) []byte {
 	body := lit[1 : len(lit)-1]
 	if !hasBackslash(body) {
 		return body
+	}
+	if len(lit) > maxLookup {
+		return lit
 	}
 	s.scratch = unquote(s.scratch[:0], body)
 	return s.scratch
@@ -694,8 +741,9 @@ const (
 // recursing, so a value nested a million deep is only as costly as its
 // length.
 func (s *server) scan(b []byte, i int) int {
-	stack, spans, open, members := s.stack[:0], s.spans[:0], s.open[:0], s.members[:0]
-	defer func() { s.stack, s.spans, s.open, s.members = stack[:0], spans, open[:0], members }()
+	stack, spans, open, members := &s.stack, s.spans[:0], s.open[:0], s.members[:0]
+	stack.n = 0
+	defer func() { s.spans, s.open, s.members = spans, open[:0], members }()
 	s.lineCap = cap(b)
 	pending := -1    // the noted member whose value comes next
 	wantKey := false // an object's member starts at i
@@ -707,7 +755,7 @@ func (s *server) scan(b []byte, i int) int {
 			if next < 0 {
 				return -1
 			}
-			if d := len(stack); d <= spanDepth && open[d-1] >= 0 {
+			if d := stack.n; d <= spanDepth && open[d-1] >= 0 {
 				members, pending = noteMember(spans, members, open[d-1], key, keyEnd, escaped)
 			}
 			i = next
@@ -729,9 +777,9 @@ func (s *server) scan(b []byte, i int) int {
 				i++
 				break
 			}
-			stack = append(stack, closer)
+			stack.push(closer)
 			k := -1
-			if len(stack) <= spanDepth {
+			if stack.n <= spanDepth {
 				if len(spans) < maxSpans {
 					k = len(spans)
 					spans = append(spans, span{start: start, noted: c == '{', first: -1, last: -1})
@@ -756,7 +804,7 @@ func (s *server) scan(b []byte, i int) int {
 		}
 		// A value ended at i: close containers until one has more to come.
 		for {
-			depth := len(stack)
+			depth := stack.n
 			if depth == 0 {
 				return i
 			}
@@ -764,7 +812,7 @@ func (s *server) scan(b []byte, i int) int {
 			if depth <= spanDepth {
 				k = open[depth-1]
 			}
-			closer := stack[depth-1]
+			closer := stack.top()
 			if closer == '}' && k >= 0 && spans[k].noted {
 				members[spans[k].last].valEnd = i
 			}
@@ -779,7 +827,7 @@ func (s *server) scan(b []byte, i int) int {
 				if depth <= spanDepth {
 					open = open[:depth-1]
 				}
-				stack = stack[:depth-1]
+				stack.pop()
 				i++
 				continue
 			}
@@ -792,6 +840,38 @@ func (s *server) scan(b []byte, i int) int {
 		}
 	}
 }
+
+// nesting is the stack of containers open while scanning, a bit for each,
+// so that 64 MiB of '[' needs 8 MiB of stack rather than 64 MiB.
+type nesting struct {
+	bits []uint64 // bit i%64 of bits[i/64] is 1 if container i is an object
+	n    int      // containers open
+}
+
+// push opens a container that closer ('}' or ']') will close.
+func (st *nesting) push(closer byte) {
+	if st.n/64 == len(st.bits) {
+		st.bits = append(st.bits, 0)
+	}
+	bit := uint64(1) << (st.n % 64)
+	if closer == '}' {
+		st.bits[st.n/64] |= bit
+	} else {
+		st.bits[st.n/64] &^= bit
+	}
+	st.n++
+}
+
+// top returns the closer of the innermost open container.
+func (st *nesting) top() byte {
+	if st.bits[(st.n-1)/64]>>((st.n-1)%64)&1 != 0 {
+		return '}'
+	}
+	return ']'
+}
+
+// pop closes the innermost open container.
+func (st *nesting) pop() { st.n-- }
 
 // noteMember adds a member to the noted object spans[k] and returns it, or
 // -1 if the object is past noting (then none of its members count).
@@ -1166,7 +1246,7 @@ func (s *server) next(f *fields) (key, name, val []byte, ok bool) {
 	key = f.obj[m.key-f.base : m.keyEnd-f.base]
 	val = f.obj[m.val-f.base : m.valEnd-f.base]
 	name = key[1 : len(key)-1]
-	if m.escaped {
+	if m.escaped && len(key) <= maxLookup {
 		s.scratch = unquote(s.scratch[:0], name)
 		name = s.scratch
 	}
@@ -1284,10 +1364,24 @@ func appendStringBody(dst, body []byte) []byte {
 	if len(body) > 64 && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return append(dst, body...) // vectorised checks for a long plain text
 	}
+	dst, _ = appendStringPart(dst, body, len(body))
+	return dst
+}
+
+// appendStringPart is appendStringBody for the start of body: it stops at
+// the first character boundary at or after limit and returns the rest.
+func appendStringPart(dst, body []byte, limit int) (_, rest []byte) {
 	run := 0 // body[run:i] is copied as it is
 	for i := 0; ; {
-		if i = nextSpecial(body, i, true); i >= len(body) {
-			break
+		from := i
+		if i < limit {
+			i = nextSpecial(body[:limit], i, true)
+		}
+		if i >= limit {
+			// body[from:i] is plain ASCII, so any index in it is a
+			// boundary.
+			cut := max(limit, from)
+			return append(dst, body[run:cut]...), body[cut:]
 		}
 		c := body[i]
 		switch {
@@ -1307,7 +1401,40 @@ func appendStringBody(dst, body []byte) []byte {
 			i += n
 		}
 	}
-	return append(dst, body[run:]...)
+}
+
+// textChunk is how much of a client's text is written into out at a time
+// by appendText before out is written to stdout.
+const textChunk = 64 << 10
+
+// appendString appends the valid JSON string lit that came from the
+// client, as appendString does, in pieces (see appendText).
+func (s *server) appendString(lit []byte) {
+	s.out = append(s.out, '"')
+	s.appendText(lit[1 : len(lit)-1])
+	s.out = append(s.out, '"')
+}
+
+// appendText appends the body of a valid JSON string that came from the
+// client, in the canonical form, writing out what is pending every
+// textChunk bytes of it: a client's text can be as long as a line, and
+// three times longer once written (each byte that is not UTF-8 becomes
+// U+FFFD), so it is never held whole. The reply it is part of can then no
+// longer be taken back, which is why only a reply's last parts are texts.
+func (s *server) appendText(body []byte) {
+	for len(body) > textChunk {
+		n := textChunk
+		for k := 0; k < 3 && body[n]&0xC0 == 0x80; k++ {
+			n-- // to the start of a character, if the text is UTF-8
+		}
+		if chunk := body[:n]; bytes.IndexByte(chunk, '\\') < 0 && utf8.Valid(chunk) {
+			s.out, body = append(s.out, chunk...), body[n:]
+		} else {
+			s.out, body = appendStringPart(s.out, body, textChunk)
+		}
+		s.spill()
+	}
+	s.out = appendStringBody(s.out, body)
 }
 
 // appendQuoted appends the Go string s as a JSON string.

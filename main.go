@@ -71,8 +71,19 @@ const readSize = 64 << 10
 
 // flushSize is how much output may wait for more replies before it is
 // written anyway, so pipelined replies are batched without growing without
-// bound.
+// bound. A longer reply (a batch, a long echo) is written in pieces of
+// about this size as it is made.
 const flushSize = 256 << 10
+
+// bigLine is the line length from which reading the line turns the
+// collector off and the server gives its memory back once idle. Below it,
+// doing so costs more than it saves: lines of 70 KiB took 8-26x the CPU of
+// 60 KiB ones when every line over the 64 KiB read buffer did.
+const bigLine = 1 << 20
+
+// idleRelease is how long the server waits, idle after a big line, before
+// it gives the memory that line needed back to the operating system.
+const idleRelease = time.Second
 
 func main() {
 	maxMessage := flag.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
@@ -94,12 +105,12 @@ func main() {
 		os.Exit(2)
 	}
 
-	s := newServer(os.Stdin, os.Stdout, *maxMessage)
+	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
 	if *verbose {
 		s.log = newLogger(os.Stderr)
 	}
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go s.stopOnSignal(sig)
 	// A closed stdout or stderr then shows as a write error, not as death
 	// by SIGPIPE: the log drops its lines and goes on; run returns and
@@ -108,19 +119,59 @@ func main() {
 
 	err := s.run()
 	if errors.Is(err, errStopped) || err == nil {
-		if s.log != nil {
-			s.log.close()
-		}
+		// A signal's stop is logged by stopOnSignal, which exits.
+		s.log.close("mcp: end of input: stopping")
 		os.Exit(0)
 	}
 	// Standard output is gone or standard input failed: there is no one
 	// to tell on stdout, and stderr may be gone too.
-	if s.log != nil {
-		s.log.printf("mcp: %v", err)
-		s.log.close()
-	}
+	s.log.close(fmt.Sprintf("mcp: %v: stopping", err))
 	os.Exit(1)
 }
+
+// retryReader is a reader that waits out EAGAIN. Another process sharing
+// our stdin (a Node wrapper with stdio 'inherit', say) can make it
+// non-blocking after we start; the Go runtime then hands us EAGAIN
+// (golang/go#58408), which would end the session. A short, capped backoff
+// is enough: this happens only in that setup.
+type retryReader struct{ r io.Reader }
+
+func (r retryReader) Read(p []byte) (int, error) {
+	for wait := time.Millisecond; ; wait = min(2*wait, maxBackoff) {
+		n, err := r.r.Read(p)
+		if n > 0 || !errors.Is(err, syscall.EAGAIN) {
+			return n, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// retryWriter is a writer that waits out EAGAIN, as retryReader does, and
+// writes all of p: a non-blocking pipe takes what fits and refuses the rest.
+type retryWriter struct{ w io.Writer }
+
+func (w retryWriter) Write(p []byte) (int, error) {
+	n := 0
+	for wait := time.Millisecond; n < len(p); {
+		m, err := w.w.Write(p[n:])
+		n += m
+		switch {
+		case err == nil:
+		case !errors.Is(err, syscall.EAGAIN):
+			return n, err
+		case m > 0:
+			wait = time.Millisecond
+		default:
+			time.Sleep(wait)
+			wait = min(2*wait, maxBackoff)
+		}
+	}
+	return n, nil
+}
+
+// maxBackoff is the longest wait between two tries of a read or write that
+// returned EAGAIN.
+const maxBackoff = 20 * time.Millisecond
 
 // usage prints the help text: flags, methods and protocol versions.
 func usage() {
@@ -153,9 +204,15 @@ var errStopped = errors.New("stopped by signal")
 type server struct {
 	in  lineReader
 	w   io.Writer
-	out []byte // replies not yet written; written whole lines at a time
+	out []byte // replies not yet written
 
-	stack   []byte          // open containers while validating a message
+	flushed  int64 // bytes written before out[0]; see pos
+	werr     error // the first failed write; later output is dropped
+	broken   bool  // part of a reply was written, then its handler failed
+	wmu      sync.Mutex
+	lineOpen bool // under wmu: what was written ends inside a line
+
+	stack   nesting         // open containers while validating a message
 	spans   []span          // objects and arrays of the line, see scan
 	members []member        // members of the objects in spans
 	open    []int           // spans of the containers open while scanning
@@ -169,17 +226,18 @@ type server struct {
 	// mu is held by run except while it waits for input, so a signal
 	// handler that takes it knows no reply is half-made and all owed
 	// replies are written.
-	mu   sync.Mutex
-	stop atomic.Bool // set by a signal: finish the request in hand, then stop
+	mu    sync.Mutex
+	stop  atomic.Bool // set by a signal: finish the request in hand, then stop
+	idle  atomic.Bool // run is waiting for input
+	armed atomic.Bool // a release of memory is scheduled
 }
 
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 	s := &server{
-		w:     w,
-		out:   make([]byte, 0, flushSize),
-		stack: make([]byte, 0, 64),
+		w:   w,
+		out: make([]byte, 0, flushSize),
 	}
 	s.in = lineReader{r: r, buf: make([]byte, readSize), max: maxMessage}
 	return s
@@ -190,6 +248,11 @@ func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 func serve(r io.Reader, w io.Writer) error {
 	return newServer(r, w, defaultMaxMessage).run()
 }
+
+// errBrokenReply ends the session when a handler fails after part of its
+// reply was written: the line cannot be taken back, and anything after it
+// would be read as part of it.
+var errBrokenReply = errors.New("a handler failed in the middle of a written reply")
 
 // run serves until input ends (nil), a signal stops it (errStopped), or
 // reading or writing fails. Every reply owed is written before it returns.
@@ -218,7 +281,13 @@ func (s *server) run() error {
 		} else {
 			s.handleLine(line)
 		}
-		if len(s.out) >= flushSize {
+		switch {
+		case s.broken:
+			s.flush()
+			return errBrokenReply
+		case s.werr != nil:
+			return s.werr
+		case len(s.out) >= flushSize:
 			if err := s.flush(); err != nil {
 				return err
 			}
@@ -240,8 +309,13 @@ func (s *server) wait() error {
 	if err := s.flush(); err != nil {
 		return err
 	}
+	if s.in.big {
+		s.shrink()
+	}
 	s.mu.Unlock()
+	s.idle.Store(true)
 	s.in.fill()
+	s.idle.Store(false)
 	s.mu.Lock()
 	if s.stop.Load() {
 		return errStopped
@@ -249,41 +323,119 @@ func (s *server) wait() error {
 	return nil
 }
 
-// flush writes the pending replies.
-func (s *server) flush() error {
-	if len(s.out) == 0 {
-		return nil
+// shrink lets go of the buffers a big line grew and, once the server has
+// been idle for idleRelease, gives their memory back to the operating
+// system: an idle process runs no collection of its own, and would
+// otherwise keep a huge request's memory for good.
+func (s *server) shrink() {
+	s.in.big = false
+	s.stack = nesting{}
+	s.scratch = nil
+	if cap(s.out) > flushSize {
+		s.out = make([]byte, 0, flushSize)
 	}
-	_, err := s.w.Write(s.out)
+	if s.armed.CompareAndSwap(false, true) {
+		time.AfterFunc(idleRelease, s.release)
+	}
+}
+
+// release returns free memory to the operating system if the server is
+// still waiting for input, or tries again later.
+func (s *server) release() {
+	if !s.idle.Load() {
+		time.AfterFunc(idleRelease, s.release)
+		return
+	}
+	debug.FreeOSMemory()
+	s.armed.Store(false)
+}
+
+// pos is the position in the output stream just past what has been
+// appended to out. Marks taken with it stay valid after a flush.
+func (s *server) pos() int64 { return s.flushed + int64(len(s.out)) }
+
+// takeBack removes what was appended since mark, if it was not written
+// yet, and reports whether it could.
+func (s *server) takeBack(mark int64) bool {
+	if mark < s.flushed {
+		return false
+	}
+	s.out = s.out[:mark-s.flushed]
+	return true
+}
+
+// spill writes the output so far once it passes flushSize, so a long
+// reply is written as it is made instead of held whole. Only call it where
+// nothing before it will be taken back.
+func (s *server) spill() {
+	if len(s.out) >= flushSize {
+		s.flush()
+	}
+}
+
+// flush writes the pending output. After a failed write, output is
+// dropped and the first error is kept, for run to return.
+func (s *server) flush() error {
+	if len(s.out) == 0 || s.werr != nil {
+		s.out = s.out[:0]
+		return s.werr
+	}
+	s.wmu.Lock()
+	n, err := s.w.Write(s.out)
+	if n > 0 {
+		s.lineOpen = s.out[n-1] != '\n'
+	}
+	s.wmu.Unlock()
+	s.flushed += int64(len(s.out))
 	if cap(s.out) > 4*flushSize {
-		// A huge reply was written: let its buffer go rather than keep
-		// it for the life of the process.
+		// A huge reply was made whole: let its buffer go rather than
+		// keep it for the life of the process.
 		s.out = make([]byte, 0, flushSize)
 	} else {
 		s.out = s.out[:0]
 	}
+	s.werr = err
 	return err
 }
 
 // stopOnSignal implements graceful stop: on the first signal, wait for the
-// request in hand, write what is owed and exit 0; on a second, exit at once.
+// request in hand, write what is owed and exit 0. It exits the process
+// itself because run may be blocked in a read of stdin, which nothing can
+// interrupt. A second signal exits sooner, but at the end of a line.
 func (s *server) stopOnSignal(sig <-chan os.Signal) {
 	first := <-sig
 	s.stop.Store(true)
 	go func() {
 		<-sig
-		os.Exit(128 + int(first.(syscall.Signal)))
+		s.exitAtLineEnd(128 + int(first.(syscall.Signal)))
 	}()
 	s.mu.Lock() // run is waiting for input or has finished a request
 	code := 0
 	if s.flush() != nil {
 		code = 1
 	}
-	if s.log != nil {
-		s.log.printf("mcp: %v: stopping", first)
-		s.log.close()
-	}
+	s.log.close(fmt.Sprintf("mcp: %v: stopping", first))
 	os.Exit(code)
+}
+
+// exitAtLineEnd exits with code once what was written to stdout ends with
+// a whole line, so the client never reads half a message; if the line in
+// hand is not done within 2 s (a client that stopped reading), it exits
+// anyway. The write lock is held while exiting, so no write can start.
+func (s *server) exitAtLineEnd(code int) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if s.wmu.TryLock() {
+			if !s.lineOpen {
+				os.Exit(code)
+			}
+			s.wmu.Unlock()
+		}
+		if time.Now().After(deadline) {
+			os.Exit(code)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // lineReader splits input into lines without a length limit of its own:
@@ -301,8 +453,9 @@ type lineReader struct {
 	pieces    [][]byte // earlier parts of a line longer than buf
 	size      int      // bytes in pieces
 	discard   bool     // the current line is over max: drop it up to '\n'
-	gcOff     bool     // collection is off while a long line is read
+	gcOff     bool     // collection is off while a big line is read
 	gcPercent int      // the setting to restore when it ends
+	big       bool     // a line of bigLine bytes or more was read
 }
 
 // bom is the UTF-8 byte order mark, ignored at the very start of input.
@@ -363,14 +516,15 @@ func (lr *lineReader) keep(piece []byte) {
 	if lr.discard {
 		return
 	}
-	if len(lr.pieces) == 0 {
-		// Reading a long line makes no garbage, only pieces that are all
-		// still needed: collecting while they pile up would find nothing
-		// and only slow the read. The collector comes back in finish.
-		lr.gcPercent, lr.gcOff = debug.SetGCPercent(-1), true
-	}
 	lr.pieces = append(lr.pieces, piece)
 	lr.size += len(piece)
+	if lr.size >= bigLine && !lr.gcOff {
+		// Reading a big line makes no garbage, only pieces that are all
+		// still needed: collecting while they pile up would find nothing
+		// and only slow the read (a 16 MiB echo took 160 ms with it on,
+		// 75 ms with it off). The collector comes back in finish.
+		lr.gcPercent, lr.gcOff = debug.SetGCPercent(-1), true
+	}
 	if lr.size-1 > lr.max { // -1: the line may end in "\r\n"
 		lr.pieces, lr.size, lr.discard = nil, 0, true
 	}
@@ -390,14 +544,11 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 		}
 	}
 	if lr.gcOff {
-		defer func() {
-			debug.SetGCPercent(lr.gcPercent)
-			lr.gcOff = false
-			// Give the pieces back now: otherwise the reply to a huge
-			// message is allocated while they still count, and the peak
-			// is 3x its size instead of 2x.
-			debug.FreeOSMemory()
-		}()
+		debug.SetGCPercent(lr.gcPercent)
+		lr.gcOff = false
+	}
+	if lr.size >= bigLine || lr.discard {
+		lr.big = true // the server gives the memory back once idle
 	}
 	if lr.discard || n > lr.max {
 		lr.pieces, lr.size, lr.discard = nil, 0, false
@@ -423,51 +574,91 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 
 // logger writes diagnostic lines to standard error from its own goroutine,
 // dropping lines when that falls behind so the protocol never waits on it.
+// What it holds is bounded in bytes, whatever the client sends.
 type logger struct {
-	lines chan string
-	done  chan struct{}
+	lines   chan string
+	done    chan struct{}
+	queued  atomic.Int64 // bytes in lines
+	dropped atomic.Int64 // lines dropped since the last one written
 
 	mu     sync.Mutex // main and a signal handler may both log and close
 	closed bool
+	last   string // the reason for stopping, written after everything else
 }
+
+// maxLogQueue is the most log text waiting for a slow stderr, in bytes.
+const maxLogQueue = 1 << 20
 
 // newLogger starts a logger writing to w.
 func newLogger(w io.Writer) *logger {
 	l := &logger{lines: make(chan string, 1024), done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		for line := range l.lines {
-			if _, err := io.WriteString(w, line); err != nil {
-				for range l.lines {
-				}
-				return
-			}
-		}
-	}()
+	go l.write(w)
 	return l
+}
+
+// write is the logger's goroutine. After a failed write it only drains
+// the queue, so that printf never blocks.
+func (l *logger) write(w io.Writer) {
+	defer close(l.done)
+	var err error
+	put := func(line string) {
+		if d := l.dropped.Swap(0); d > 0 && err == nil {
+			_, err = fmt.Fprintf(w, "mcp: %d log lines dropped\n", d)
+		}
+		if err == nil {
+			_, err = io.WriteString(w, line)
+		}
+	}
+	for line := range l.lines {
+		l.queued.Add(-int64(len(line)))
+		put(line)
+	}
+	put(l.last)
 }
 
 // printf queues one line, or drops it if the queue is full.
 func (l *logger) printf(format string, args ...any) {
+	if l == nil {
+		return
+	}
+	line := fmt.Sprintf(format+"\n", args...)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
+	if l.closed || l.queued.Load()+int64(len(line)) > maxLogQueue {
+		l.dropped.Add(1)
 		return
 	}
 	select {
-	case l.lines <- fmt.Sprintf(format+"\n", args...):
+	case l.lines <- line:
+		l.queued.Add(int64(len(line)))
 	default:
+		l.dropped.Add(1)
 	}
 }
 
-// close writes what is queued, waiting at most a moment for a slow stderr.
-func (l *logger) close() {
+// close ends the log with last, the reason for stopping, which is written
+// after every line still queued. If stderr is too slow to take them, the
+// queued lines are dropped so that last still gets out; if it takes
+// nothing at all, close gives up after a moment.
+func (l *logger) close(last string) {
+	if l == nil {
+		return
+	}
 	l.mu.Lock()
 	if !l.closed {
 		l.closed = true
+		l.last = last + "\n"
 		close(l.lines)
 	}
 	l.mu.Unlock()
+	select {
+	case <-l.done:
+		return
+	case <-time.After(100 * time.Millisecond):
+	}
+	for range l.lines {
+		l.dropped.Add(1)
+	}
 	select {
 	case <-l.done:
 	case <-time.After(100 * time.Millisecond):

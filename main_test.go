@@ -796,7 +796,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	tools = append([]tool{{
 		name: "boom",
 		args: []arg{{"text", "string"}},
-		run:  func(dst []byte, vals [][]byte) []byte { panic("boom") },
+		run:  func(s *server, vals [][]byte) { panic("boom") },
 	}}, saved...)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n" +
 		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}]` + "\n" +
@@ -845,8 +845,16 @@ type child struct {
 // startChild starts the binary; the caller reads stdout and closes stdin.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(mcpBinary, args...)}
-	c.cmd.Stderr = &c.stderr
+	return startCommand(t, exec.Command(mcpBinary, args...))
+}
+
+// startCommand is startChild for a command that runs mcp some other way.
+func startCommand(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
+	c := &child{cmd: cmd}
+	if c.cmd.Stderr == nil {
+		c.cmd.Stderr = &c.stderr
+	}
 	var err error
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -886,19 +894,25 @@ func (c *child) wait(t *testing.T) *os.ProcessState {
 }
 
 // peakRSS returns the child's peak resident memory (VmHWM) in bytes.
-func (c *child) peakRSS(t *testing.T) int {
+func (c *child) peakRSS(t *testing.T) int { return c.procStatus(t, "VmHWM:") }
+
+// rss returns the child's resident memory (VmRSS) in bytes.
+func (c *child) rss(t *testing.T) int { return c.procStatus(t, "VmRSS:") }
+
+// procStatus returns a size from the child's /proc status, in bytes.
+func (c *child) procStatus(t *testing.T, field string) int {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == field {
 			kb, _ := strconv.Atoi(f[1])
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmHWM in /proc status")
+	t.Fatalf("no %s in /proc status", field)
 	return 0
 }
 
@@ -998,9 +1012,10 @@ func TestSignalWhileIdle(t *testing.T) {
 		st := c.wait(t)
 		want := ""
 		if len(args) > 0 {
-			want = "mcp: ping id=\"after\" "
+			want = "mcp: \"ping\" id=\"after\" "
 		}
-		if st.ExitCode() != 0 || !strings.HasPrefix(c.stderr.String(), want) || strings.Contains(c.stderr.String(), "goroutine") {
+		if st.ExitCode() != 0 || !strings.HasPrefix(c.stderr.String(), want) || strings.Contains(c.stderr.String(), "goroutine") ||
+			len(args) > 0 && !strings.HasSuffix(c.stderr.String(), "\nmcp: terminated: stopping\n") {
 			t.Fatalf("%v: exit status %v, stderr %q", args, st, c.stderr.Bytes())
 		}
 	}
@@ -1031,25 +1046,32 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 }
 
 // TestClosedStdout: when the client closes our stdout, the server exits
-// promptly and quietly rather than spinning or hanging.
+// promptly with status 1 rather than spinning or hanging: quietly, or with
+// -v, saying why in the last log line, however full the log queue was.
 func TestClosedStdout(t *testing.T) {
-	c := startChild(t)
-	c.stdoutPipe.Close()
-	go func() {
-		for i := 0; ; i++ {
-			if _, err := fmt.Fprintf(c.stdin, "%s\n", pingLine); err != nil {
-				return
+	for _, args := range [][]string{nil, {"-v"}} {
+		c := startChild(t, args...)
+		c.stdoutPipe.Close()
+		go func() {
+			for i := 0; ; i++ {
+				if _, err := fmt.Fprintf(c.stdin, "%s\n", pingLine); err != nil {
+					return
+				}
 			}
+		}()
+		st := c.wait(t)
+		if st.Success() {
+			t.Fatalf("%v: exit status %v after stdout closed", args, st)
 		}
-	}()
-	st := c.wait(t)
-	if st.Success() {
-		t.Fatalf("exit status %v after stdout closed", st)
+		logText := c.stderr.String()
+		if args == nil && logText != "" {
+			t.Fatalf("not quiet: stderr %q", logText)
+		}
+		if args != nil && !strings.HasSuffix(logText, "broken pipe: stopping\n") {
+			t.Fatalf("-v: the log does not end with the reason: ...%q", logText[max(0, len(logText)-300):])
+		}
+		t.Logf("%v: exit %v", args, st)
 	}
-	if c.stderr.Len() > 0 {
-		t.Fatalf("not quiet: stderr %q", c.stderr.Bytes())
-	}
-	t.Logf("exit: %v", st)
 }
 
 // largeText is n bytes of varied ASCII text that needs no escaping.
@@ -1155,13 +1177,16 @@ func TestVerboseLog(t *testing.T) {
 		t.Errorf("stdout with -v differs:\n%s", firstDiff(in, out, want))
 	}
 	lines := strings.Split(strings.TrimSuffix(string(stderr), "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("want 4 log lines (one per request), got %d: %q", len(lines), stderr)
+	if len(lines) != 5 {
+		t.Fatalf("want 5 log lines (one per request, then why it stopped), got %d: %q", len(lines), stderr)
 	}
-	for i, method := range []string{"initialize id=0", "ping id=1", "tools/list id=2", "resources/templates/list id=3"} {
+	for i, method := range []string{`"initialize" id=0`, `"ping" id=1`, `"tools/list" id=2`, `"resources/templates/list" id=3`} {
 		if !strings.HasPrefix(lines[i], "mcp: "+method+" ") || !strings.HasSuffix(lines[i], " ok") {
 			t.Errorf("log line %d: %q, want method, id, duration, outcome", i, lines[i])
 		}
+	}
+	if lines[4] != "mcp: end of input: stopping" {
+		t.Errorf("last log line %q, want the reason for stopping", lines[4])
 	}
 }
 
@@ -1385,5 +1410,286 @@ func TestLongLineRestoresGC(t *testing.T) {
 		if served := strings.HasPrefix(out.String(), textReply("1", strings.Repeat("x", 3*readSize))); served != (limit > len(long)) {
 			t.Errorf("limit %d: line of %d bytes served: %v", limit, len(long), served)
 		}
+	}
+}
+
+// readUntil reads the child's stdout up to the first time it ends with
+// suffix, keeping only the end of what it reads.
+func (c *child) readUntil(t *testing.T, suffix string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	var tail []byte
+	for !bytes.HasSuffix(tail, []byte(suffix)) {
+		n, err := c.stdout.Read(buf)
+		if err != nil {
+			t.Fatalf("stdout ended before %q: %v; stderr %q", suffix, err, clip(c.stderr.String(), 300))
+		}
+		tail = append(tail, buf[:n]...)
+		tail = tail[max(0, len(tail)-len(suffix)-1024):]
+	}
+}
+
+// countReplies reads r to the end, counting the lines and how often sub
+// occurs in them, without holding more than a piece of the output.
+func countReplies(r io.Reader, sub []byte) (lines, hits int, last []byte, err error) {
+	buf := make([]byte, 1<<20)
+	var tail []byte // the end of the output so far, for matches across reads
+	for {
+		n, err := r.Read(buf)
+		chunk := append(tail, buf[:n]...)
+		lines += bytes.Count(buf[:n], []byte("\n"))
+		hits += bytes.Count(chunk, sub) - bytes.Count(tail, sub)
+		if len(chunk) > 256 {
+			chunk = chunk[len(chunk)-256:]
+		}
+		tail = append([]byte(nil), chunk...)
+		if err == io.EOF {
+			return lines, hits, tail, nil
+		} else if err != nil {
+			return lines, hits, tail, err
+		}
+	}
+}
+
+// TestBatchUnderAddressLimit: a 16 MiB batch of 0s owes 8 Mi error replies
+// (640 MiB); under a 1.6 GB address-space cap it is answered in full, as
+// one line, and the next request is served.
+func TestBatchUnderAddressLimit(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set an address-space limit with ulimit -v")
+	}
+	const n = 8 << 20
+	line := append(bytes.Repeat([]byte("0,"), n), '\n')
+	line = append([]byte("["), line[:len(line)-2]...)
+	line = append(line, "]\n"...)
+	c := startCommand(t, exec.Command("sh", "-c", "ulimit -v 1600000 && exec "+mcpBinary))
+	go func() {
+		c.stdin.Write(line)
+		fmt.Fprintf(c.stdin, "%s\n", pingLine)
+		c.stdin.Close()
+	}()
+	lines, hits, last, err := countReplies(c.stdout, []byte(`"message":"Invalid Request"`))
+	st := c.wait(t)
+	if err != nil || !st.Success() || lines != 2 || hits != n || !bytes.HasSuffix(last, []byte("}]\n"+pingReply)) {
+		t.Fatalf("exit %v, %v: %d lines, %d of %d replies, ending %q; stderr %q", st, err, lines, hits, n, last, clip(c.stderr.String(), 300))
+	}
+}
+
+// TestBoundedMemory: whatever a line makes the server write, its peak
+// memory is bounded by the line, and once idle it goes back under 64 MiB
+// within 10 s. Cases: a batch of a million pings (bound 2 x line + 16
+// MiB); a 40 MiB echo of bytes that are not UTF-8, whose reply is three
+// times as long (1.5 x (line + reply) + 16 MiB); an unknown tool whose
+// 40 MiB name has an escape and such bytes, and 64 MiB of '[' (4 x line +
+// 16 MiB); and a 60 MiB number for add.
+func TestBoundedMemory(t *testing.T) {
+	const mib = 1 << 20
+	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 1000000)
+	pings = pings[:len(pings)-1] + "]"
+	cases := []struct {
+		name  string
+		line  string
+		reply int // bytes of reply owed, for the bound
+		bound func(line, reply int) int
+	}{
+		{"batch of 1M pings", pings, 0, func(l, r int) int { return 2*l + 16*mib }},
+		{"0xFF echo", echoCall("1", `"`+strings.Repeat("\xff", 40*mib)+`"`), 120 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
+		{"unknown tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 20*mib) + `"}}`, 0, func(l, r int) int { return 4*l + 16*mib }},
+		{"64 MiB of [", strings.Repeat("[", 64*mib-1), 0, func(l, r int) int { return 4*l + 16*mib }},
+		{"60 MiB number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, func(l, r int) int { return 4*l + 16*mib }},
+	}
+	for _, tc := range cases {
+		c := startChild(t)
+		go func() { fmt.Fprintf(c.stdin, "%s\n%s\n", tc.line, pingLine) }()
+		c.readUntil(t, pingReply)
+		peak, bound := c.peakRSS(t), tc.bound(len(tc.line), tc.reply)
+		if peak > bound {
+			t.Errorf("%s: peak RSS %.0f MiB, bound %.0f MiB", tc.name, float64(peak)/mib, float64(bound)/mib)
+		}
+		start, rss := time.Now(), c.rss(t)
+		for rss > 64*mib && time.Since(start) < 10*time.Second {
+			time.Sleep(50 * time.Millisecond)
+			rss = c.rss(t)
+		}
+		if rss > 64*mib {
+			t.Errorf("%s: RSS still %.0f MiB after 10 s idle", tc.name, float64(rss)/mib)
+		}
+		t.Logf("%s: line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB after %v idle", tc.name,
+			float64(len(tc.line))/mib, float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(start).Round(10*time.Millisecond))
+		c.stdin.Close()
+		c.wait(t)
+	}
+}
+
+// TestLogCannotHurt: with -v and a stderr that nobody reads while the
+// session runs, requests with 1 MiB method names cost no memory in the
+// log queue, and a method with an escaped newline and ESC cannot forge a
+// log line or reach the terminal raw. The reason for stopping is the last
+// line once stderr is read.
+func TestLogCannotHurt(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(mcpBinary, "-v")
+	cmd.Stderr = w
+	c := startCommand(t, cmd)
+	w.Close()
+	long := strings.Repeat("m", 1<<20)
+	forged := `x\nmcp: forged line\u001b[31m`
+	go func() {
+		for i := range 200 {
+			fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"%s"}`+"\n", i, long)
+			fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"%s"}`+"\n", i, forged)
+		}
+		fmt.Fprintf(c.stdin, "%s\n", pingLine)
+	}()
+	c.readUntil(t, pingReply)
+	peak := c.peakRSS(t)
+	c.stdin.Close()
+	logText, _ := io.ReadAll(r)
+	c.wait(t)
+	if peak > 64<<20 {
+		t.Errorf("peak RSS %.0f MiB with 200 MiB of method names and stderr unread", float64(peak)/(1<<20))
+	}
+	if bytes.IndexByte(logText, 0x1b) >= 0 {
+		t.Errorf("raw ESC in the log: %q", clip(string(logText), 500))
+	}
+	logLines := strings.Split(strings.TrimSuffix(string(logText), "\n"), "\n")
+	for _, l := range logLines {
+		if !strings.HasPrefix(l, "mcp: ") || len(l) > 300 {
+			t.Fatalf("log line not ours or too long: %q", clip(l, 300))
+		}
+	}
+	if got := logLines[len(logLines)-1]; got != "mcp: end of input: stopping" {
+		t.Errorf("last log line %q, want the reason for stopping", got)
+	}
+	if !strings.Contains(string(logText), `mcp: "x\nmcp: forged line\x1b[31m" id=`) || !strings.Contains(string(logText), `mmm"...1048576 bytes id=`) {
+		t.Errorf("log does not show the quoted method and the cut one:\n%s", clip(string(logText), 800))
+	}
+}
+
+// TestNonblockingPipes: another process sharing our stdin or stdout pipe
+// may make it non-blocking after we start (golang/go#58408); reads and
+// writes then return EAGAIN, which must cost nothing. The test sets
+// O_NONBLOCK itself, on its own end of the shared pipe description, once
+// the server has answered a first request (before that, the Go runtime
+// would see the flag at start-up and cope by itself).
+func TestNonblockingPipes(t *testing.T) {
+	for _, which := range []string{"stdin", "stdout"} {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(mcpBinary)
+		cmd.Stdin, cmd.Stdout = inR, outW
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		replies := bufio.NewReader(outR)
+		fmt.Fprintf(inW, "%s\n", pingLine)
+		if got, err := replies.ReadString('\n'); got != pingReply {
+			t.Fatalf("%s: first reply %q, %v", which, got, err)
+		}
+		shared := inR
+		if which == "stdout" {
+			shared = outW
+		}
+		if err := syscall.SetNonblock(int(shared.Fd()), true); err != nil {
+			t.Fatal(err)
+		}
+		inR.Close()
+		outW.Close()
+		const n = 20000
+		go func() {
+			defer inW.Close()
+			for i := range n {
+				if which == "stdin" && i%4000 == 0 {
+					time.Sleep(30 * time.Millisecond) // idle: reads return EAGAIN
+				}
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+			}
+		}()
+		if which == "stdout" {
+			time.Sleep(100 * time.Millisecond) // let the pipe fill: writes return EAGAIN
+		}
+		lines, hits, _, err := countReplies(replies, []byte(`"result":{"tools":`))
+		outR.Close()
+		if werr := cmd.Wait(); werr != nil || err != nil || lines != n || hits != n {
+			t.Errorf("%s made non-blocking: exit %v, read %v: %d lines, %d replies of %d", which, werr, err, lines, hits, n)
+		}
+	}
+}
+
+// TestSecondSignalEndsAtLineEnd: SIGINT then SIGTERM 1 ms later, as when
+// Ctrl-C reaches the process group and then the client kills its child,
+// while a 32 MiB reply is being written: the process exits promptly with
+// 128+SIGINT, and stdout ends with a whole line.
+func TestSecondSignalEndsAtLineEnd(t *testing.T) {
+	call := echoCall("1", `"`+largeText(32<<20)+`"`) + "\n"
+	for run := range 6 {
+		c := startChild(t)
+		go func() {
+			c.stdin.Write([]byte(call))
+			fmt.Fprintf(c.stdin, "%s\n", pingLine)
+		}()
+		head := make([]byte, 1<<20)
+		if _, err := io.ReadFull(c.stdout, head); err != nil {
+			t.Fatal(err)
+		}
+		c.cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(time.Millisecond)
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		_, _, last, err := countReplies(c.stdout, []byte("\n"))
+		st := c.wait(t)
+		if err != nil || st.ExitCode() != 128+int(syscall.SIGINT) && st.ExitCode() != 0 {
+			t.Fatalf("run %d: exit %v, %v", run, st, err)
+		}
+		if !bytes.HasSuffix(last, []byte("\n")) {
+			t.Fatalf("run %d: exit %v with stdout ending mid-line: %q", run, st, last)
+		}
+	}
+}
+
+// TestSIGHUP: a hang-up (the terminal or the parent's session closing)
+// stops the server as SIGTERM does: every reply owed, exit 0.
+func TestSIGHUP(t *testing.T) {
+	c := startChild(t)
+	for i := range 100 {
+		fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+	}
+	c.readUntil(t, `{"jsonrpc":"2.0","id":99,"result":{}}`+"\n")
+	c.cmd.Process.Signal(syscall.SIGHUP)
+	if st := c.wait(t); st.ExitCode() != 0 {
+		t.Fatalf("exit %v after SIGHUP", st)
+	}
+}
+
+// TestLinesJustOverReadBuffer: lines a little longer than the 64 KiB read
+// buffer cost about what shorter ones do per byte (they used to turn the
+// collector off and on and give memory back each time: 8-26x the CPU).
+// The ratio is asserted loosely, so a loaded machine does not fail it.
+func TestLinesJustOverReadBuffer(t *testing.T) {
+	cpuPerByte := func(size int) float64 {
+		call := echoCall("1", `"`+largeText(size)+`"`) + "\n"
+		input := []byte(strings.Repeat(call, 3000))
+		cmd := exec.Command(mcpBinary)
+		cmd.Stdin = bytes.NewReader(input)
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return float64(cpu) / float64(len(input))
+	}
+	short, long := cpuPerByte(60<<10), cpuPerByte(70<<10)
+	t.Logf("CPU per byte: 60 KiB lines %.2f ns, 70 KiB lines %.2f ns (%.2fx)", short, long, long/short)
+	if long > 4*short {
+		t.Errorf("70 KiB lines cost %.1fx the CPU per byte of 60 KiB lines", long/short)
 	}
 }

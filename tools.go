@@ -6,7 +6,6 @@ package main
 
 import (
 	"math"
-	"slices"
 	"strconv"
 )
 
@@ -19,9 +18,10 @@ type tool struct {
 	name        string
 	description string
 	args        []arg
-	// run appends the tool's text output, as the body of a JSON string,
-	// given the raw JSON values of its arguments, checked against args.
-	run func(dst []byte, vals [][]byte) []byte
+	// run appends the tool's text output to s.out, as the body of a JSON
+	// string, given the raw JSON values of its arguments, checked against
+	// args.
+	run func(s *server, vals [][]byte)
 }
 
 // arg is one argument: its name and JSON Schema type, "number" or "string".
@@ -46,17 +46,13 @@ var tools = []tool{
 }
 
 // runAdd writes a+b as JavaScript's String(a+b) would.
-func runAdd(dst []byte, vals [][]byte) []byte {
-	return appendNumber(dst, parseNumber(vals[0])+parseNumber(vals[1]))
+func runAdd(s *server, vals [][]byte) {
+	s.out = appendNumber(s.out, parseNumber(vals[0])+parseNumber(vals[1]))
 }
 
-// runEcho writes the text back as it was sent.
-func runEcho(dst []byte, vals [][]byte) []byte {
-	body := vals[0][1 : len(vals[0])-1]
-	// Room for the usual case, an unescaped text, in one step: a huge text
-	// must not be copied again and again as the buffer grows.
-	dst = slices.Grow(dst, len(body)+64)
-	return appendStringBody(dst, body)
+// runEcho writes the text back as it was sent, in pieces if it is long.
+func runEcho(s *server, vals [][]byte) {
+	s.appendText(vals[0][1 : len(vals[0])-1])
 }
 
 // parseNumber reads a valid JSON number as JavaScript's Number() does: the
@@ -214,19 +210,19 @@ func (t *tool) argIndex(name []byte) int {
 	return -1
 }
 
-// appendProblems appends, as the body of a JSON string, what is wrong with
+// appendProblems appends to s.out, as the body of a JSON string, what is wrong with
 // the arguments: vals are the values given for t.args (nil if missing) and
 // extra the first argument not in the schema (nil if none). It appends
 // nothing when the arguments are valid.
-func (t *tool) appendProblems(dst []byte, vals [][]byte, extra []byte) []byte {
-	start := len(dst)
+func (t *tool) appendProblems(s *server, vals [][]byte, extra []byte) {
+	start := s.pos()
 	sep := func() {
-		if len(dst) == start {
-			dst = append(dst, "Invalid arguments for tool "...)
-			dst = append(dst, t.name...)
-			dst = append(dst, ": "...)
+		if s.pos() == start {
+			s.out = append(s.out, "Invalid arguments for tool "...)
+			s.out = append(s.out, t.name...)
+			s.out = append(s.out, ": "...)
 		} else {
-			dst = append(dst, "; "...)
+			s.out = append(s.out, "; "...)
 		}
 	}
 	for i, a := range t.args {
@@ -234,35 +230,34 @@ func (t *tool) appendProblems(dst []byte, vals [][]byte, extra []byte) []byte {
 		switch {
 		case v == nil:
 			sep()
-			dst = append(dst, `missing required argument \"`...)
-			dst = append(dst, a.name...)
-			dst = append(dst, `\" (`...)
-			dst = append(dst, a.kind...)
-			dst = append(dst, ')')
+			s.out = append(s.out, `missing required argument \"`...)
+			s.out = append(s.out, a.name...)
+			s.out = append(s.out, `\" (`...)
+			s.out = append(s.out, a.kind...)
+			s.out = append(s.out, ')')
 		case jsonType(v) != a.kind:
 			sep()
-			dst = append(dst, `argument \"`...)
-			dst = append(dst, a.name...)
-			dst = append(dst, `\" must be a `...)
-			dst = append(dst, a.kind...)
-			dst = append(dst, ", got "...)
-			dst = append(dst, jsonType(v)...)
+			s.out = append(s.out, `argument \"`...)
+			s.out = append(s.out, a.name...)
+			s.out = append(s.out, `\" must be a `...)
+			s.out = append(s.out, a.kind...)
+			s.out = append(s.out, ", got "...)
+			s.out = append(s.out, jsonType(v)...)
 		}
 	}
 	if extra != nil {
 		sep()
-		dst = append(dst, `unexpected argument \"`...)
-		dst = appendStringBody(dst, extra[1:len(extra)-1])
-		dst = append(dst, `\" (allowed: `...)
+		s.out = append(s.out, `unexpected argument \"`...)
+		s.appendText(extra[1 : len(extra)-1])
+		s.out = append(s.out, `\" (allowed: `...)
 		for i, a := range t.args {
 			if i > 0 {
-				dst = append(dst, ", "...)
+				s.out = append(s.out, ", "...)
 			}
-			dst = append(dst, a.name...)
+			s.out = append(s.out, a.name...)
 		}
-		dst = append(dst, ')')
+		s.out = append(s.out, ')')
 	}
-	return dst
 }
 
 // jsonType names the JSON Schema type of a valid JSON value.
