@@ -50,6 +50,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -179,10 +181,10 @@ func usage() {
 	fmt.Fprintf(w, "Usage: mcp [-max-message-bytes N] [-v]\n       mcp -version\n\n")
 	fmt.Fprintf(w, "An MCP server on stdin/stdout: newline-delimited JSON-RPC 2.0.\n\nFlags:\n")
 	flag.PrintDefaults()
-	fmt.Fprintf(w, "\nMethods: %s\n", methodList)
+	fmt.Fprintf(w, "\nMethods: %s\n", strings.Join(methods, ", "))
 	fmt.Fprintf(w, "Tools: add {a, b: number}, echo {text: string}\nResources: memo://welcome\n")
 	fmt.Fprintf(w, "Protocol versions: %s (stateless, server/discover); %s (initialize)\n",
-		modernVersion, legacyVersionList)
+		modernVersion, strings.Join(legacyVersions, ", "))
 }
 
 // buildVersion is the version -version prints.
@@ -199,29 +201,18 @@ func buildVersion() string {
 // errStopped is returned by run when a signal asked the server to stop.
 var errStopped = errors.New("stopped by signal")
 
-// server is one stdio session: the input it reads, the replies it owes,
-// and the scratch space it reuses so a request costs no allocation.
+// server is one stdio session: the input it reads, the scanner that reads
+// its lines, the writer that holds the replies it owes, and the scratch
+// space it reuses so a request costs no allocation.
 type server struct {
-	in  lineReader
-	w   io.Writer
-	out []byte // replies not yet written
-
-	flushed  int64 // bytes written before out[0]; see pos
-	werr     error // the first failed write; later output is dropped
-	broken   bool  // part of a reply was written, then its handler failed
-	wmu      sync.Mutex
-	lineOpen bool // under wmu: what was written ends inside a line
-
-	stack   nesting         // open containers while validating a message
-	spans   []span          // objects and arrays of the line, see scan
-	members []member        // members of the objects in spans
-	open    []int           // spans of the containers open while scanning
-	lineCap int             // cap of the line scanned, see spanOf
-	scratch []byte          // decoded strings that carry escapes
+	in lineReader
+	scanner
+	writer
 	vals    [maxArgs][]byte // a tool call's argument values
+	tooLong rpcError        // the reply to a line over the limit
+	broken  bool            // part of a reply was written, then its handler failed
 
-	log  *logger // nil unless -v
-	code int     // error code of the request in hand, for the log
+	log *logger // nil unless -v
 
 	// mu is held by run except while it waits for input, so a signal
 	// handler that takes it knows no reply is half-made and all owed
@@ -235,11 +226,10 @@ type server struct {
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
-	s := &server{
-		w:   w,
-		out: make([]byte, 0, flushSize),
-	}
+	s := &server{writer: writer{dst: w, buf: make([]byte, 0, flushSize)}}
 	s.in = lineReader{r: r, buf: make([]byte, readSize), max: maxMessage}
+	s.tooLong = errInvalidRequest
+	s.tooLong.data = `"message longer than ` + strconv.Itoa(maxMessage) + ` bytes"`
 	return s
 }
 
@@ -276,18 +266,14 @@ func (s *server) run() error {
 			}
 			continue
 		}
-		if tooLong {
-			s.replyTooLong()
-		} else {
-			s.handleLine(line)
-		}
+		s.answer(line, tooLong)
 		switch {
 		case s.broken:
 			s.flush()
 			return errBrokenReply
-		case s.werr != nil:
-			return s.werr
-		case len(s.out) >= flushSize:
+		case s.err != nil:
+			return s.err
+		case len(s.buf) >= flushSize:
 			if err := s.flush(); err != nil {
 				return err
 			}
@@ -329,11 +315,8 @@ func (s *server) wait() error {
 // otherwise keep a huge request's memory for good.
 func (s *server) shrink() {
 	s.in.big = false
-	s.stack = nesting{}
-	s.scratch = nil
-	if cap(s.out) > flushSize {
-		s.out = make([]byte, 0, flushSize)
-	}
+	s.scanner.shrink()
+	s.writer.shrink()
 	if s.armed.CompareAndSwap(false, true) {
 		time.AfterFunc(idleRelease, s.release)
 	}
@@ -348,54 +331,6 @@ func (s *server) release() {
 	}
 	debug.FreeOSMemory()
 	s.armed.Store(false)
-}
-
-// pos is the position in the output stream just past what has been
-// appended to out. Marks taken with it stay valid after a flush.
-func (s *server) pos() int64 { return s.flushed + int64(len(s.out)) }
-
-// takeBack removes what was appended since mark, if it was not written
-// yet, and reports whether it could.
-func (s *server) takeBack(mark int64) bool {
-	if mark < s.flushed {
-		return false
-	}
-	s.out = s.out[:mark-s.flushed]
-	return true
-}
-
-// spill writes the output so far once it passes flushSize, so a long
-// reply is written as it is made instead of held whole. Only call it where
-// nothing before it will be taken back.
-func (s *server) spill() {
-	if len(s.out) >= flushSize {
-		s.flush()
-	}
-}
-
-// flush writes the pending output. After a failed write, output is
-// dropped and the first error is kept, for run to return.
-func (s *server) flush() error {
-	if len(s.out) == 0 || s.werr != nil {
-		s.out = s.out[:0]
-		return s.werr
-	}
-	s.wmu.Lock()
-	n, err := s.w.Write(s.out)
-	if n > 0 {
-		s.lineOpen = s.out[n-1] != '\n'
-	}
-	s.wmu.Unlock()
-	s.flushed += int64(len(s.out))
-	if cap(s.out) > 4*flushSize {
-		// A huge reply was made whole: let its buffer go rather than
-		// keep it for the life of the process.
-		s.out = make([]byte, 0, flushSize)
-	} else {
-		s.out = s.out[:0]
-	}
-	s.werr = err
-	return err
 }
 
 // stopOnSignal implements graceful stop: on the first signal, wait for the
@@ -425,11 +360,11 @@ func (s *server) stopOnSignal(sig <-chan os.Signal) {
 func (s *server) exitAtLineEnd(code int) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		if s.wmu.TryLock() {
+		if s.writer.mu.TryLock() {
 			if !s.lineOpen {
 				os.Exit(code)
 			}
-			s.wmu.Unlock()
+			s.writer.mu.Unlock()
 		}
 		if time.Now().After(deadline) {
 			os.Exit(code)
@@ -475,7 +410,7 @@ func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
 	}
 	if lr.err != nil {
 		lr.start = lr.end
-		if lr.err != io.EOF || len(data) == 0 && len(lr.pieces) == 0 && !lr.discard {
+		if lr.err != io.EOF || (len(data) == 0 && len(lr.pieces) == 0 && !lr.discard) {
 			// Nothing left, or a failed read: what came before the
 			// failure is not known to be a whole message.
 			return nil, false, false
@@ -534,14 +469,14 @@ func (lr *lineReader) keep(piece []byte) {
 func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 	first := !lr.started
 	lr.started = true
+	last := tail // the line's last part, whose last byte may be '\r'
+	if len(last) == 0 && len(lr.pieces) > 0 {
+		last = lr.pieces[len(lr.pieces)-1]
+	}
+	cr := len(last) > 0 && last[len(last)-1] == '\r'
 	n := lr.size + len(tail)
-	if last := tail; len(last) > 0 || len(lr.pieces) > 0 {
-		if len(last) == 0 {
-			last = lr.pieces[len(lr.pieces)-1]
-		}
-		if last[len(last)-1] == '\r' {
-			n-- // the limit is on the message, not its line ending
-		}
+	if cr {
+		n-- // the limit is on the message, not its line ending
 	}
 	if lr.gcOff {
 		debug.SetGCPercent(lr.gcPercent)
@@ -563,11 +498,11 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 		line = append(line, tail...)
 		lr.pieces, lr.size = nil, 0
 	}
+	if cr {
+		line = line[:len(line)-1]
+	}
 	if first {
 		line = bytes.TrimPrefix(line, bom)
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
 	}
 	return line, false
 }

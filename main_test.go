@@ -17,11 +17,13 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,7 +91,7 @@ func TestGolden(t *testing.T) {
 				args = strings.Fields(string(f))
 			}
 			got, stderr := runBinary(t, input, args...)
-			if len(stderr) > 0 && !contains(args, "-v") {
+			if len(stderr) > 0 && !slices.Contains(args, "-v") {
 				t.Errorf("stderr not empty: %q", stderr)
 			}
 			golden := strings.TrimSuffix(in, ".in") + ".out"
@@ -129,15 +131,6 @@ func TestExamples(t *testing.T) {
 			t.Errorf("%s:\n%s", in, firstDiff(input, got, want))
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // firstDiff describes the first line where got and want differ.
@@ -391,6 +384,101 @@ func FuzzNumber(f *testing.F) {
 	})
 }
 
+// TestAppendNumberShortForm shows that appendNumber, in encoding/json's
+// short form, writes what the longer function it replaced wrote (whose
+// output TestNumberFormat pinned to node's String(n)): for every power of
+// ten from 1e-330 to 1e310 and its neighbours, and for 10 million random
+// bit patterns (2 million with -short).
+func TestAppendNumberShortForm(t *testing.T) {
+	check := func(f float64) {
+		if got, want := appendNumber(nil, f), appendNumberLong(nil, f); !bytes.Equal(got, want) {
+			t.Fatalf("appendNumber(%b) = %s, the long form wrote %s", math.Float64bits(f), got, want)
+		}
+	}
+	for e := -330; e <= 310; e++ {
+		f, _ := strconv.ParseFloat("1e"+strconv.Itoa(e), 64)
+		for _, g := range []float64{f, -f, math.Nextafter(f, 0), math.Nextafter(f, math.Inf(1))} {
+			check(g)
+		}
+	}
+	n := 10_000_000
+	if testing.Short() {
+		n = 2_000_000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		check(math.Float64frombits(rng.Uint64()))
+	}
+}
+
+// appendNumberLong is appendNumber as it was written before the short form,
+// kept to show that the two agree. It appends f as String(f) writes it
+// (ECMAScript Number::toString): the shortest digits that read back as f, in plain
+// decimal from 1e-6 up to 1e21 and in exponent form outside; -0 is "0".
+func appendNumberLong(dst []byte, f float64) []byte {
+	switch {
+	case f != f:
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	case f == 0:
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	// strconv gives the shortest digits d1.d2d3...e±x; JavaScript's layout
+	// is decided by k, the number of digits, and n = x+1, the position of
+	// the decimal point.
+	var ebuf, dbuf [24]byte
+	e := strconv.AppendFloat(ebuf[:0], f, 'e', -1, 64)
+	ei := bytes.IndexByte(e, 'e')
+	digits := append(dbuf[:0], e[0])
+	if ei > 1 {
+		digits = append(digits, e[2:ei]...)
+	}
+	x := 0
+	for _, c := range e[ei+2:] {
+		x = x*10 + int(c-'0')
+	}
+	if e[ei+1] == '-' {
+		x = -x
+	}
+	k, n := len(digits), x+1
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for ; k < n; k++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for ; n < 0; n++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
 // TestStringEncoding pins the string encoder to JSON.stringify: no HTML
 // escaping, U+2028/U+2029 and U+007F raw, short escapes by name, other
 // controls as lowercase \u00xx, lone surrogates kept as escapes, and bytes
@@ -421,10 +509,20 @@ func TestStringEncoding(t *testing.T) {
 		{`"\u00f1"`, `"ñ"`},
 	}
 	for _, tt := range tests {
-		if got := string(appendString(nil, []byte(tt.lit))); got != tt.want {
+		if got := string(encodeString([]byte(tt.lit))); got != tt.want {
 			t.Errorf("appendString(%q) = %q, want %q", tt.lit, got, tt.want)
 		}
 	}
+}
+
+// encodeString is the writer's appendString on its own: lit, a valid JSON
+// string, as JSON.stringify would write the string it denotes.
+func encodeString(lit []byte) []byte {
+	var out bytes.Buffer
+	w := writer{dst: &out}
+	w.appendString(lit)
+	w.flush()
+	return out.Bytes()
 }
 
 // TestEncodingDiffersFromStdlib documents why the encoder is ours:
@@ -566,7 +664,11 @@ func walkJSON(t *testing.T, s *server, v []byte) any {
 				return m
 			}
 			k := walkJSON(t, s, key).(string)
-			if got := string(unquote(nil, key[1:len(key)-1])); string(name) != got {
+			got := string(unquote(nil, key[1:len(key)-1]))
+			if len(key) > maxLookup && hasBackslash(key) {
+				got = string(key) // too long to match a name: not decoded
+			}
+			if string(name) != got {
 				t.Fatalf("next gave the name %q for the key %s, want %q", name, key, got)
 			}
 			m[k] = walkJSON(t, s, val)
@@ -629,7 +731,7 @@ func checkStringEncoding(t *testing.T, lit []byte, text string) {
 		}
 		want = append(want, ref[i])
 	}
-	if got := appendString(nil, lit); !bytes.Equal(got, want) {
+	if got := encodeString(lit); !bytes.Equal(got, want) {
 		t.Fatalf("appendString(%q) = %q, encoding/json (adjusted) %q", lit, got, want)
 	}
 }
@@ -796,7 +898,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	tools = append([]tool{{
 		name: "boom",
 		args: []arg{{"text", "string"}},
-		run:  func(s *server, vals [][]byte) { panic("boom") },
+		run:  func(w *writer, vals [][]byte) { panic("boom") },
 	}}, saved...)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n" +
 		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}]` + "\n" +
@@ -809,11 +911,15 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 }
 
+// tooLongReply is the reply to a line over a limit of max bytes.
+func tooLongReply(max int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", max)
+}
+
 // TestLineLimit: a line over the limit is answered with Invalid Request,
 // whatever its size relative to the read buffer, and the next line is
 // served; a line exactly at the limit is served.
 func TestLineLimit(t *testing.T) {
-	tooLong := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}` + "\n"
 	for _, limit := range []int{100, readSize - 1, readSize, readSize + 1, 3*readSize + 7} {
 		fits := echoCall("1", `"`+strings.Repeat("x", limit-len(echoCall("1", `""`)))+`"`)
 		over := fits + " "
@@ -824,7 +930,7 @@ func TestLineLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := textReply("1", strings.Repeat("x", limit-len(echoCall("1", `""`)))) +
-				fmt.Sprintf(tooLong, limit) + pingReply + fmt.Sprintf(tooLong, limit)
+				tooLongReply(limit) + pingReply + tooLongReply(limit)
 			if out.String() != want {
 				t.Errorf("limit %d, tail %q: got %q, want %q", limit, tail, clip(out.String(), 300), clip(want, 300))
 			}
@@ -1131,7 +1237,7 @@ func TestOverLimitLine(t *testing.T) {
 	if st := c.wait(t); st.ExitCode() != 0 {
 		t.Fatalf("exit status %v", st)
 	}
-	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", defaultMaxMessage) + pingReply
+	want := tooLongReply(defaultMaxMessage) + pingReply
 	if string(out) != want {
 		t.Fatalf("got %q, want %q", clip(string(out), 300), want)
 	}
@@ -1157,7 +1263,7 @@ func TestGiBWithoutNewline(t *testing.T) {
 	if st := c.wait(t); st.ExitCode() != 0 {
 		t.Fatalf("exit status %v", st)
 	}
-	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", defaultMaxMessage)
+	want := tooLongReply(defaultMaxMessage)
 	if string(out) != want {
 		t.Fatalf("got %q, want %q", out, want)
 	}
@@ -1267,88 +1373,6 @@ func TestReadError(t *testing.T) {
 	}
 }
 
-// benchRequests returns n request lines in the benchmark mix of
-// ../shared/bench: 5 in 10 add (integers, or decimals), 3 in 10 echo of
-// about 40 bytes (every 16th with quotes, a backslash, non-ASCII, <&> and a
-// tab, escaped as encoding/json escapes them), 2 in 10 resources/read.
-func benchRequests(n int) []byte {
-	var buf []byte
-	for i := range n {
-		switch i % 10 {
-		case 0, 2, 4, 6, 8:
-			if i%4 == 0 {
-				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%d}}}`+"\n", i, i, -(i % 1000))
-			} else {
-				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d.%d,"b":-%d.5}}}`+"\n", i, i%10000, i%100, i%77)
-			}
-		case 1, 5, 9:
-			text := fmt.Sprintf("msg %08d the quick brown fox jumps", i)
-			if i%16 == 1 {
-				text = fmt.Sprintf("q\"%d\" back\\slash é ✓ <a&b>\ttab", i)
-			}
-			lit, _ := json.Marshal(text)
-			buf = fmt.Appendf(buf, "%s\n", echoCall(strconv.Itoa(i), string(lit)))
-		default:
-			buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"memo://welcome"}}`+"\n", i)
-		}
-	}
-	return buf
-}
-
-// BenchmarkServe runs the in-process serve loop over 10,000 requests of
-// the mix per op and reports the cost per request.
-func BenchmarkServe(b *testing.B) {
-	const n = 10000
-	input := benchRequests(n)
-	r := bytes.NewReader(input)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for b.Loop() {
-		r.Reset(input)
-		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	runtime.ReadMemStats(&after)
-	reqs := float64(b.N * n)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/reqs, "B/req")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/reqs, "allocs/req")
-}
-
-// BenchmarkBinary pipes 100,000 requests of the mix through the built
-// binary per op, reading the replies as they come, and reports wall time
-// and the server's CPU time per request.
-func BenchmarkBinary(b *testing.B) {
-	const n = 100000
-	input := benchRequests(n)
-	var cpu time.Duration
-	for b.Loop() {
-		cmd := exec.Command(mcpBinary)
-		cmd.Stdin = bytes.NewReader(input)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		replies := 0
-		for sc.Scan() {
-			replies++
-		}
-		if err := cmd.Wait(); err != nil || replies != n {
-			b.Fatalf("%d replies, %v", replies, err)
-		}
-		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	}
-	reqs := float64(b.N * n)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
-	b.ReportMetric(float64(cpu.Nanoseconds())/reqs, "cpu-ns/req")
-	b.ReportMetric(reqs/b.Elapsed().Seconds(), "req/s")
-}
-
 // TestFlags: -version prints the stamped version (or the module's, or
 // devel), -h lists every flag, the methods and the protocol versions, and
 // a stray argument is a usage error.
@@ -1373,20 +1397,6 @@ func TestFlags(t *testing.T) {
 	}
 	if err := exec.Command(mcpBinary, "stray").Run(); err == nil {
 		t.Error("a stray argument was accepted")
-	}
-}
-
-// BenchmarkEcho16MiB runs one 16 MiB echo through the in-process serve loop
-// per op: the cost of a huge message without the pipes.
-func BenchmarkEcho16MiB(b *testing.B) {
-	input := []byte(echoCall("7", `"`+largeText(16<<20)+`"`) + "\n")
-	r := bytes.NewReader(input)
-	b.SetBytes(int64(len(input)))
-	for b.Loop() {
-		r.Reset(input)
-		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 
@@ -1691,5 +1701,118 @@ func TestLinesJustOverReadBuffer(t *testing.T) {
 	t.Logf("CPU per byte: 60 KiB lines %.2f ns, 70 KiB lines %.2f ns (%.2fx)", short, long, long/short)
 	if long > 4*short {
 		t.Errorf("70 KiB lines cost %.1fx the CPU per byte of 60 KiB lines", long/short)
+	}
+}
+
+// TestMethodsDispatch: every method the usage text lists reaches its
+// handler (in the era that has it), and no other method does.
+func TestMethodsDispatch(t *testing.T) {
+	modernMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, m := range append(slices.Clone(methods), "tools/cal", "nope") {
+		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome"}`
+		if m == "server/discover" {
+			params = `{` + modernMeta + `}`
+		}
+		got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`+"\n")
+		found := !strings.Contains(got, `"code":-32601`)
+		if found != slices.Contains(methods, m) {
+			t.Errorf("%s: %s", m, got)
+		}
+	}
+}
+
+// benchRequests returns n request lines in the benchmark mix of
+// ../shared/bench: 5 in 10 add (integers, or decimals), 3 in 10 echo of
+// about 40 bytes (every 16th with quotes, a backslash, non-ASCII, <&> and a
+// tab, escaped as encoding/json escapes them), 2 in 10 resources/read.
+func benchRequests(n int) []byte {
+	var buf []byte
+	for i := range n {
+		switch i % 10 {
+		case 0, 2, 4, 6, 8:
+			if i%4 == 0 {
+				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":%d}}}`+"\n", i, i, -(i % 1000))
+			} else {
+				buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d.%d,"b":-%d.5}}}`+"\n", i, i%10000, i%100, i%77)
+			}
+		case 1, 5, 9:
+			text := fmt.Sprintf("msg %08d the quick brown fox jumps", i)
+			if i%16 == 1 {
+				text = fmt.Sprintf("q\"%d\" back\\slash é ✓ <a&b>\ttab", i)
+			}
+			lit, _ := json.Marshal(text)
+			buf = fmt.Appendf(buf, "%s\n", echoCall(strconv.Itoa(i), string(lit)))
+		default:
+			buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"memo://welcome"}}`+"\n", i)
+		}
+	}
+	return buf
+}
+
+// BenchmarkServe runs the in-process serve loop over 10,000 requests of
+// the mix per op and reports the cost per request.
+func BenchmarkServe(b *testing.B) {
+	const n = 10000
+	input := benchRequests(n)
+	r := bytes.NewReader(input)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		r.Reset(input)
+		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	reqs := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/reqs, "B/req")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/reqs, "allocs/req")
+}
+
+// BenchmarkBinary pipes 100,000 requests of the mix through the built
+// binary per op, reading the replies as they come, and reports wall time
+// and the server's CPU time per request.
+func BenchmarkBinary(b *testing.B) {
+	const n = 100000
+	input := benchRequests(n)
+	var cpu time.Duration
+	for b.Loop() {
+		cmd := exec.Command(mcpBinary)
+		cmd.Stdin = bytes.NewReader(input)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		replies := 0
+		for sc.Scan() {
+			replies++
+		}
+		if err := cmd.Wait(); err != nil || replies != n {
+			b.Fatalf("%d replies, %v", replies, err)
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	reqs := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/reqs, "ns/req")
+	b.ReportMetric(float64(cpu.Nanoseconds())/reqs, "cpu-ns/req")
+	b.ReportMetric(reqs/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkEcho16MiB runs one 16 MiB echo through the in-process serve loop
+// per op: the cost of a huge message without the pipes.
+func BenchmarkEcho16MiB(b *testing.B) {
+	input := []byte(echoCall("7", `"`+largeText(16<<20)+`"`) + "\n")
+	r := bytes.NewReader(input)
+	b.SetBytes(int64(len(input)))
+	for b.Loop() {
+		r.Reset(input)
+		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
