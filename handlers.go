@@ -18,8 +18,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"sync"
 	"time"
@@ -944,16 +946,42 @@ func skipDigits(b []byte, i int) int {
 
 // nextSpecial returns the index of the first byte at or after i that is
 // '"', '\\' or a control character, or, with high, a byte of a multi-byte
-// UTF-8 sequence; len(b) if there is none. (Testing eight bytes at a time
-// made a 16 MiB echo 26% faster in-process, 3 ms of the 110 ms it takes
-// through pipes, and the usual mix 3% faster: not worth its 70 lines.)
+// UTF-8 sequence; len(b) if there is none. Testing eight bytes at a time
+// buys a fifth of a 16 MiB echo through pipes (median of 9: 29-33 ms,
+// 37-38 ms a byte at a time; limit takes 24-29 ms) and 2% of the
+// instructions of the usual mix (788M against 805M for 100,000 requests).
 func nextSpecial(b []byte, i int, high bool) int {
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		m := specialMask(x)
+		if high {
+			m |= x & highs
+		}
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
 	for ; i < len(b); i++ {
 		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || high && c >= utf8.RuneSelf {
 			return i
 		}
 	}
 	return i
+}
+
+// Constants for testing eight bytes at a time.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialMask marks, with its high bit, the first byte of x (in memory
+// order) that is '"', '\\' or a control character, and maybe later ones:
+// a borrow can only run on past the first. It is zero if there are none.
+func specialMask(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // scanString returns the index just past the JSON string at b[i], or -1,
