@@ -30,15 +30,16 @@
 //		Invalid Request error; the session goes on.
 //	-v
 //		Log one line per request to standard error (method, id, duration,
-//		error code). Lines are dropped, never waited for, if standard
-//		error is slow.
+//		error code), client text quoted and cut at 100 bytes, and last
+//		the reason for stopping. Lines are dropped, never waited for, if
+//		standard error is slow.
 //	-version
-//		Print the version and exit.
+//		Print the release version and the commit, and exit.
 //
 // mcp exits 0 when standard input ends, after writing every reply it owes,
-// and on the first SIGINT or SIGTERM, after finishing the request in hand.
-// A second signal ends it at once. If standard output is closed it exits 1
-// quietly.
+// and on the first SIGINT, SIGTERM or SIGHUP, after finishing the request
+// in hand. A second signal ends it at the end of the line being written,
+// or after 2 s. If standard output is closed it exits 1 quietly.
 package main
 
 import (
@@ -58,10 +59,10 @@ import (
 	"time"
 )
 
-// version is the binary's version; release builds set it with
-// -ldflags "-X main.version=v1.2.3". When it is empty, the module version
-// recorded by the Go toolchain is used, else "devel".
-var version string
+// commit is the source commit the binary was built from, when the build
+// says so: make sets it with -ldflags "-X main.commit=abc1234". Otherwise
+// -version reads the commit the Go toolchain recorded, if any.
+var commit string
 
 // defaultMaxMessage is the longest line served when -max-message-bytes is
 // not given: far above any real MCP message, far below the machine's memory.
@@ -99,7 +100,7 @@ func main() {
 		os.Exit(2)
 	}
 	if *showVersion {
-		fmt.Println("mcp", buildVersion())
+		fmt.Println(versionLine())
 		return
 	}
 	if *maxMessage < 1 {
@@ -187,15 +188,33 @@ func usage() {
 		modernVersion, strings.Join(legacyVersions, ", "))
 }
 
-// buildVersion is the version -version prints.
-func buildVersion() string {
-	if version != "" {
-		return version
+// versionLine is what -version prints: the release version (the one
+// initialize and server/discover report) and the commit, e.g.
+// "mcp 0.1.0 (9e6afca)", or "(devel)" when the build recorded none, as
+// from a source archive. It is the same however the binary was built.
+func versionLine() string {
+	c := commit
+	if bi, ok := debug.ReadBuildInfo(); ok && c == "" {
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if len(rev) >= 7 {
+			c = rev[:7]
+			if modified == "true" {
+				c += "-dirty"
+			}
+		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if c == "" {
+		c = "devel"
 	}
-	return "devel"
+	return "mcp " + serverVersion + " (" + c + ")"
 }
 
 // errStopped is returned by run when a signal asked the server to stop.

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -1373,22 +1374,91 @@ func TestReadError(t *testing.T) {
 	}
 }
 
-// TestFlags: -version prints the stamped version (or the module's, or
-// devel), -h lists every flag, the methods and the protocol versions, and
-// a stray argument is a usage error.
-func TestFlags(t *testing.T) {
+// TestVersionAgrees: -version, initialize and server/discover name the same
+// release version, and -version names the commit the same way whether the
+// commit comes from make's -X main.commit or from the Go toolchain's own
+// record of the checkout (or says "devel" when there is none).
+func TestVersionAgrees(t *testing.T) {
 	out, _ := runBinary(t, nil, "-version")
-	if !strings.HasPrefix(string(out), "mcp ") {
-		t.Errorf("-version: %q", out)
+	var version, commit string
+	if n, _ := fmt.Sscanf(string(out), "mcp %s (%s", &version, &commit); n != 2 || version != serverVersion || !strings.HasSuffix(string(out), ")\n") {
+		t.Fatalf("-version printed %q, want \"mcp %s (COMMIT)\"", out, serverVersion)
 	}
-	stamped := filepath.Join(t.TempDir(), "mcp")
-	build := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7", "-o", stamped, ".")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	replies, _ := runBinary(t, []byte(in))
+	info := `{"name":"shipcode-mcp","version":"` + version + `"}`
+	if n := strings.Count(string(replies), info); n != 2 {
+		t.Errorf("server info %s in %d of 2 replies:\n%s", info, n, replies)
 	}
-	if b, err := exec.Command(stamped, "-version").Output(); err != nil || string(b) != "mcp v9.8.7\n" {
-		t.Errorf("stamped -version: %q, %v", b, err)
+	head, err := exec.Command("git", "rev-parse", "--short=7", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: the commit in -version is not checked (%v)", err)
 	}
+	want := strings.TrimSpace(string(head))
+	if status, _ := exec.Command("git", "status", "--porcelain").Output(); len(status) > 0 {
+		want += "-dirty"
+	}
+	bin := filepath.Join(t.TempDir(), "mcp")
+	for _, args := range [][]string{{"-buildvcs=true"}, {"-buildvcs=false", "-ldflags", "-X main.commit=" + want}} {
+		build := exec.Command("go", append(append([]string{"build"}, args...), "-o", bin, ".")...)
+		if b, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %v: %v\n%s", args, err, b)
+		}
+		if b, err := exec.Command(bin, "-version").Output(); err != nil || string(b) != "mcp "+serverVersion+" ("+want+")\n" {
+			t.Errorf("built with %v, -version printed %q, %v; want commit %s", args, b, err, want)
+		}
+	}
+}
+
+// TestREADME keeps the README true: every test, fuzz target and benchmark
+// it cites exists, as does every make target, mcp flag and golden fixture
+// it names, and its method table lists exactly the methods dispatch serves.
+func TestREADME(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	src, _ := os.ReadFile("main_test.go")
+	for _, m := range regexp.MustCompile(`\b(?:Test|Fuzz|Benchmark)[A-Z0-9]\w*`).FindAllString(text, -1) {
+		if !strings.Contains(string(src), "\nfunc "+m+"(") {
+			t.Errorf("README cites %s, which main_test.go does not define", m)
+		}
+	}
+	makefile, _ := os.ReadFile("Makefile")
+	for _, m := range regexp.MustCompile("(?m)(?:`|^    )make ([a-z]+)").FindAllStringSubmatch(text, -1) {
+		if !regexp.MustCompile(`(?m)^` + m[1] + `:`).Match(makefile) {
+			t.Errorf("README names make %s, which the Makefile lacks", m[1])
+		}
+	}
+	_, help := runBinary(t, nil, "-h")
+	notOurs := []string{"-update", "-count", "-run", "-bench", "-benchmem", "-fuzz", "-fuzztime", "-short", "-trimpath", "-ldflags", "-buildvcs", "-cli", "-scope", "-debug"}
+	for _, m := range regexp.MustCompile("`(-[a-z][a-z-]*)").FindAllStringSubmatch(text, -1) {
+		if !slices.Contains(notOurs, m[1]) && !regexp.MustCompile(`(?m)^  `+m[1]+`\s`).Match(help) {
+			t.Errorf("README names the flag %s, which mcp -h does not list", m[1])
+		}
+	}
+	for _, m := range regexp.MustCompile("golden `([a-z0-9_]+)(\\*?)`|testdata[/\\\\]([a-z0-9_]+)\\.in").FindAllStringSubmatch(text, -1) {
+		name := m[1] + m[3]
+		if files, _ := filepath.Glob("testdata/" + name + m[2] + ".in"); len(files) == 0 {
+			t.Errorf("README names the fixture %s%s, which testdata lacks", name, m[2])
+		}
+	}
+	served := text[strings.Index(text, "## What it serves"):]
+	served = served[:strings.Index(served, "\n\n| tool")]
+	var table []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|").FindAllStringSubmatch(served, -1) {
+		table = append(table, m[1])
+	}
+	if want := slices.Sorted(slices.Values(methods)); !slices.Equal(slices.Sorted(slices.Values(table)), want) {
+		t.Errorf("README's method table lists %v; dispatch serves %v", table, want)
+	}
+}
+
+// TestFlags: -h lists every flag, the methods and the protocol versions,
+// and a stray argument is a usage error.
+func TestFlags(t *testing.T) {
 	_, help := runBinary(t, nil, "-h")
 	for _, want := range []string{"-max-message-bytes", "-v", "-version", "tools/call", "server/discover", "resources/templates/list", modernVersion, "2024-11-05"} {
 		if !strings.Contains(string(help), want) {
