@@ -289,8 +289,7 @@ func (s *server) run() error {
 		s.answer(line, tooLong)
 		switch {
 		case s.broken:
-			s.flush()
-			return errBrokenReply
+			return errBrokenReply // the rest of that reply is not written
 		case s.err != nil:
 			return s.err
 		case len(s.buf) >= flushSize:
