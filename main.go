@@ -42,6 +42,12 @@
 // or after 2 s. If standard output is closed it exits 1 quietly.
 package main
 
+// This file is the command, in four parts: main, its flags and -version;
+// the serve loop (server, run), with the stop on a signal and the memory
+// given back when idle; reading lines (lineReader); and standard I/O that
+// waits out EAGAIN, and the -v logger. The messages themselves are
+// handled in handlers.go.
+
 import (
 	"bytes"
 	"errors"
@@ -132,50 +138,6 @@ func main() {
 	os.Exit(1)
 }
 
-// retryReader is a reader that waits out EAGAIN. Another process sharing
-// our stdin (a Node wrapper with stdio 'inherit', say) can make it
-// non-blocking after we start; the Go runtime then hands us EAGAIN
-// (golang/go#58408), which would end the session. A short, capped backoff
-// is enough: this happens only in that setup.
-type retryReader struct{ r io.Reader }
-
-func (r retryReader) Read(p []byte) (int, error) {
-	for wait := time.Millisecond; ; wait = min(2*wait, maxBackoff) {
-		n, err := r.r.Read(p)
-		if n > 0 || !errors.Is(err, syscall.EAGAIN) {
-			return n, err
-		}
-		time.Sleep(wait)
-	}
-}
-
-// retryWriter is a writer that waits out EAGAIN, as retryReader does, and
-// writes all of p: a non-blocking pipe takes what fits and refuses the rest.
-type retryWriter struct{ w io.Writer }
-
-func (w retryWriter) Write(p []byte) (int, error) {
-	n := 0
-	for wait := time.Millisecond; n < len(p); {
-		m, err := w.w.Write(p[n:])
-		n += m
-		switch {
-		case err == nil:
-		case !errors.Is(err, syscall.EAGAIN):
-			return n, err
-		case m > 0:
-			wait = time.Millisecond
-		default:
-			time.Sleep(wait)
-			wait = min(2*wait, maxBackoff)
-		}
-	}
-	return n, nil
-}
-
-// maxBackoff is the longest wait between two tries of a read or write that
-// returned EAGAIN.
-const maxBackoff = 20 * time.Millisecond
-
 // usage prints the help text: flags, methods and protocol versions.
 func usage() {
 	w := flag.CommandLine.Output()
@@ -216,6 +178,8 @@ func versionLine() string {
 	}
 	return "mcp " + serverVersion + " (" + c + ")"
 }
+
+// ==== The serve loop ====
 
 // errStopped is returned by run when a signal asked the server to stop.
 var errStopped = errors.New("stopped by signal")
@@ -393,6 +357,8 @@ func (s *server) exitAtLineEnd(code int) {
 	}
 }
 
+// ==== Reading lines ====
+
 // lineReader splits input into lines without a length limit of its own:
 // a line that fits in buf is returned in place; a longer one is collected
 // in pieces and joined once; one longer than max is dropped piece by piece
@@ -534,6 +500,52 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 	}
 	return line, false
 }
+
+// ==== Standard I/O and the log ====
+
+// retryReader is a reader that waits out EAGAIN. Another process sharing
+// our stdin (a Node wrapper with stdio 'inherit', say) can make it
+// non-blocking after we start; the Go runtime then hands us EAGAIN
+// (golang/go#58408), which would end the session. A short, capped backoff
+// is enough: this happens only in that setup.
+type retryReader struct{ r io.Reader }
+
+func (r retryReader) Read(p []byte) (int, error) {
+	for wait := time.Millisecond; ; wait = min(2*wait, maxBackoff) {
+		n, err := r.r.Read(p)
+		if n > 0 || !errors.Is(err, syscall.EAGAIN) {
+			return n, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// retryWriter is a writer that waits out EAGAIN, as retryReader does, and
+// writes all of p: a non-blocking pipe takes what fits and refuses the rest.
+type retryWriter struct{ w io.Writer }
+
+func (w retryWriter) Write(p []byte) (int, error) {
+	n := 0
+	for wait := time.Millisecond; n < len(p); {
+		m, err := w.w.Write(p[n:])
+		n += m
+		switch {
+		case err == nil:
+		case !errors.Is(err, syscall.EAGAIN):
+			return n, err
+		case m > 0:
+			wait = time.Millisecond
+		default:
+			time.Sleep(wait)
+			wait = min(2*wait, maxBackoff)
+		}
+	}
+	return n, nil
+}
+
+// maxBackoff is the longest wait between two tries of a read or write that
+// returned EAGAIN.
+const maxBackoff = 20 * time.Millisecond
 
 // logger writes diagnostic lines to standard error from its own goroutine,
 // dropping lines when that falls behind so the protocol never waits on it.
