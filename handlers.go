@@ -1221,23 +1221,11 @@ func decodeRune(b []byte) (r rune, n int, ok bool) {
 	if r != utf8.RuneError || n > 1 {
 		return r, n, true
 	}
-	lo, hi := byte(0x80), byte(0xBF)
-	need := 0
-	switch c := b[0]; {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case c >= 0xE1 && c <= 0xEF:
-		need = 2
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
+	need, lo, hi := 0, byte(0), byte(0)
+	for _, l := range utf8Leads {
+		if b[0] >= l.first && b[0] <= l.last {
+			need, lo, hi = l.need, l.lo, l.hi
+		}
 	}
 	n = 1
 	for n <= need && n < len(b) && b[n] >= lo && b[n] <= hi {
@@ -1245,6 +1233,24 @@ func decodeRune(b []byte) (r rune, n int, ok bool) {
 		n++
 	}
 	return utf8.RuneError, n, false
+}
+
+// utf8Leads are the lead bytes of well-formed UTF-8 (Unicode's table 3-7):
+// how many continuation bytes follow, and the range of the first of them;
+// the later ones are 0x80-0xBF.
+var utf8Leads = []struct {
+	first, last byte
+	need        int
+	lo, hi      byte
+}{
+	{0xC2, 0xDF, 1, 0x80, 0xBF},
+	{0xE0, 0xE0, 2, 0xA0, 0xBF},
+	{0xE1, 0xEC, 2, 0x80, 0xBF},
+	{0xED, 0xED, 2, 0x80, 0x9F},
+	{0xEE, 0xEF, 2, 0x80, 0xBF},
+	{0xF0, 0xF0, 3, 0x90, 0xBF},
+	{0xF1, 0xF3, 3, 0x80, 0xBF},
+	{0xF4, 0xF4, 3, 0x80, 0x8F},
 }
 
 // unquote appends the decoded contents of a JSON string body to dst, in
@@ -1636,6 +1642,34 @@ func appendQuoted(dst []byte, s string) []byte {
 		dst = appendRune(dst, r)
 	}
 	return append(dst, '"')
+}
+
+// appendStringMembers appends the object members "k1":"v1","k2":"v2",...
+// given as pairs of Go strings: for the catalogues, encoded at start-up.
+func appendStringMembers(dst []byte, pairs ...string) []byte {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuoted(dst, pairs[i])
+		dst = append(dst, ':')
+		dst = appendQuoted(dst, pairs[i+1])
+	}
+	return dst
+}
+
+// appendArrayMember appends the object member "key":[...] whose n
+// elements elem writes: for the catalogues, encoded at start-up.
+func appendArrayMember(dst []byte, key string, n int, elem func(dst []byte, i int) []byte) []byte {
+	dst = appendQuoted(dst, key)
+	dst = append(dst, ":["...)
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = elem(dst, i)
+	}
+	return append(dst, ']')
 }
 
 // appendStringArray appends a JSON array of strings.

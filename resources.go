@@ -26,12 +26,8 @@ var resources = []resource{
 func init() {
 	for i := range resources {
 		r := &resources[i]
-		b := append([]byte(nil), `"contents":[{"uri":`...)
-		b = appendQuoted(b, r.uri)
-		b = append(b, `,"mimeType":`...)
-		b = appendQuoted(b, r.mimeType)
-		b = append(b, `,"text":`...)
-		b = appendQuoted(b, r.text)
+		b := append([]byte(nil), `"contents":[{`...)
+		b = appendStringMembers(b, "uri", r.uri, "mimeType", r.mimeType, "text", r.text)
 		r.readBody = append(b, "}]"...)
 	}
 }
@@ -50,18 +46,10 @@ func findResource(uri []byte) *resource {
 // appendResourceList appends `"resources":[...]`, the body of a
 // resources/list result.
 func appendResourceList(dst []byte) []byte {
-	dst = append(dst, `"resources":[`...)
-	for i, r := range resources {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"uri":`...)
-		dst = appendQuoted(dst, r.uri)
-		dst = append(dst, `,"name":`...)
-		dst = appendQuoted(dst, r.name)
-		dst = append(dst, `,"mimeType":`...)
-		dst = appendQuoted(dst, r.mimeType)
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
+	return appendArrayMember(dst, "resources", len(resources), func(dst []byte, i int) []byte {
+		r := resources[i]
+		dst = append(dst, '{')
+		dst = appendStringMembers(dst, "uri", r.uri, "name", r.name, "mimeType", r.mimeType)
+		return append(dst, '}')
+	})
 }

@@ -140,33 +140,24 @@ func jsonType(v []byte) string {
 
 // appendToolList appends `"tools":[...]`, the body of a tools/list result.
 func appendToolList(dst []byte) []byte {
-	dst = append(dst, `"tools":[`...)
-	for i, t := range tools {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"name":`...)
-		dst = appendQuoted(dst, t.name)
-		dst = append(dst, `,"description":`...)
-		dst = appendQuoted(dst, t.description)
+	return appendArrayMember(dst, "tools", len(tools), func(dst []byte, i int) []byte {
+		t := tools[i]
+		dst = append(dst, '{')
+		dst = appendStringMembers(dst, "name", t.name, "description", t.description)
 		dst = append(dst, `,"inputSchema":{"type":"object","properties":{`...)
+		var names []string
 		for j, a := range t.args {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
 			dst = appendQuoted(dst, a.name)
-			dst = append(dst, `:{"type":`...)
-			dst = appendQuoted(dst, a.kind)
+			dst = append(dst, ":{"...)
+			dst = appendStringMembers(dst, "type", a.kind)
 			dst = append(dst, '}')
+			names = append(names, a.name)
 		}
-		dst = append(dst, `},"required":[`...)
-		for j, a := range t.args {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, a.name)
-		}
-		dst = append(dst, `],"additionalProperties":false}}`...)
-	}
-	return append(dst, ']')
+		dst = append(dst, `},"required":`...)
+		dst = appendStringArray(dst, names)
+		return append(dst, `,"additionalProperties":false}}`...)
+	})
 }
