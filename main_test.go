@@ -1561,7 +1561,7 @@ func TestBatchUnderAddressLimit(t *testing.T) {
 // MiB); a 40 MiB echo of bytes that are not UTF-8, whose reply is three
 // times as long (1.5 x (line + reply) + 16 MiB); an unknown tool whose
 // 40 MiB name has an escape and such bytes, and 64 MiB of '[' (4 x line +
-// 16 MiB); and a 60 MiB number for add.
+// 16 MiB); and a 60 MiB number for add (2 x line + 16 MiB).
 func TestBoundedMemory(t *testing.T) {
 	const mib = 1 << 20
 	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 1000000)
@@ -1576,7 +1576,7 @@ func TestBoundedMemory(t *testing.T) {
 		{"0xFF echo", echoCall("1", `"`+strings.Repeat("\xff", 40*mib)+`"`), 120 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
 		{"unknown tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 20*mib) + `"}}`, 0, func(l, r int) int { return 4*l + 16*mib }},
 		{"64 MiB of [", strings.Repeat("[", 64*mib-1), 0, func(l, r int) int { return 4*l + 16*mib }},
-		{"60 MiB number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, func(l, r int) int { return 4*l + 16*mib }},
+		{"60 MiB number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, func(l, r int) int { return 2*l + 16*mib }},
 	}
 	for _, tc := range cases {
 		c := startChild(t)
