@@ -912,6 +912,30 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 }
 
+// TestPanicAfterPartOfAReply: a handler that fails after part of its
+// reply was written (a long text goes out in pieces) cannot take it back;
+// the session ends with errBrokenReply instead of writing the rest, or
+// anything after it, and the replies before it are whole.
+func TestPanicAfterPartOfAReply(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append([]tool{{
+		name: "half",
+		args: []arg{{"text", "string"}},
+		run: func(w *writer, vals [][]byte) {
+			w.appendText(bytes.Repeat([]byte("x"), 2*flushSize))
+			panic("half")
+		},
+	}}, saved...)
+	in := pingLine + "\n" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"half","arguments":{"text":"x"}}}` + "\n" + pingLine + "\n"
+	var out bytes.Buffer
+	err := serve(strings.NewReader(in), &out)
+	got := out.String()
+	if err != errBrokenReply || !strings.HasPrefix(got, pingReply+`{"jsonrpc":"2.0","id":1,"result":`) || strings.Count(got, "\n") != 1 {
+		t.Fatalf("serve: %v; output %q (%d bytes), want the first reply whole, then part of the second and no more", err, clip(got, 200), len(got))
+	}
+}
+
 // tooLongReply is the reply to a line over a limit of max bytes.
 func tooLongReply(max int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message longer than %d bytes"}}`+"\n", max)
