@@ -157,7 +157,9 @@ func (s *server) answer(line []byte, tooLong bool) {
 	mark := s.pos()
 	switch i := skipSpace(line, 0); {
 	case tooLong:
-		s.replyError(nil, s.tooLong)
+		e := errInvalidRequest
+		e.data = `"message longer than ` + strconv.Itoa(s.in.max) + ` bytes"`
+		s.replyError(nil, e)
 		s.log.printf("mcp: - line over %d bytes skipped", s.in.max)
 	case i == len(line):
 	default:
@@ -1482,8 +1484,8 @@ type writer struct {
 	flushed int64 // bytes written before buf[0]
 	err     error // the first failed write; later output is dropped
 
-	mu       sync.Mutex // held while writing to dst, see exitAtLineEnd
-	lineOpen bool       // under mu: what was written ends inside a line
+	writing  sync.Mutex // held while writing to dst, see exitAtLineEnd
+	lineOpen bool       // under writing: what was written ends inside a line
 }
 
 // pos is the position in the output just past what has been appended.
@@ -1516,12 +1518,12 @@ func (w *writer) flush() error {
 		w.buf = w.buf[:0]
 		return w.err
 	}
-	w.mu.Lock()
+	w.writing.Lock()
 	n, err := w.dst.Write(w.buf)
 	if n > 0 {
 		w.lineOpen = w.buf[n-1] != '\n'
 	}
-	w.mu.Unlock()
+	w.writing.Unlock()
 	w.flushed += int64(len(w.buf))
 	w.buf, w.err = w.buf[:0], err
 	return err

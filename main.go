@@ -57,7 +57,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,9 +190,8 @@ type server struct {
 	in lineReader
 	scanner
 	writer
-	vals    [maxArgs][]byte // a tool call's argument values
-	tooLong rpcError        // the reply to a line over the limit
-	broken  bool            // part of a reply was written, then its handler failed
+	vals   [maxArgs][]byte // a tool call's argument values
+	broken bool            // part of a reply was written, then its handler failed
 
 	log *logger // nil unless -v
 
@@ -211,8 +209,6 @@ type server struct {
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 	s := &server{writer: writer{dst: w, buf: make([]byte, 0, flushSize)}}
 	s.in = lineReader{r: r, buf: make([]byte, readSize), max: maxMessage}
-	s.tooLong = errInvalidRequest
-	s.tooLong.data = `"message longer than ` + strconv.Itoa(maxMessage) + ` bytes"`
 	return s
 }
 
@@ -344,11 +340,11 @@ func (s *server) stopOnSignal(sig <-chan os.Signal) {
 func (s *server) exitAtLineEnd(code int) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		if s.writer.mu.TryLock() {
+		if s.writing.TryLock() {
 			if !s.lineOpen {
 				os.Exit(code)
 			}
-			s.writer.mu.Unlock()
+			s.writing.Unlock()
 		}
 		if time.Now().After(deadline) {
 			os.Exit(code)

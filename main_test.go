@@ -1628,8 +1628,9 @@ func TestBoundedMemory(t *testing.T) {
 // TestLogCannotHurt: with -v and a stderr that nobody reads while the
 // session runs, requests with 1 MiB method names cost no memory in the
 // log queue, and a method with an escaped newline and ESC cannot forge a
-// log line or reach the terminal raw. The reason for stopping is the last
-// line once stderr is read.
+// log line or reach the terminal raw. Lines that do not fit are dropped and
+// counted in the log, and the reason for stopping is the last line once
+// stderr is read.
 func TestLogCannotHurt(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -1646,6 +1647,9 @@ func TestLogCannotHurt(t *testing.T) {
 		for i := range 200 {
 			fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"%s"}`+"\n", i, long)
 			fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"%s"}`+"\n", i, forged)
+		}
+		for i := range 3000 { // more lines than the pipe and the queue hold
+			fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
 		}
 		fmt.Fprintf(c.stdin, "%s\n", pingLine)
 	}()
@@ -1665,6 +1669,9 @@ func TestLogCannotHurt(t *testing.T) {
 		if !strings.HasPrefix(l, "mcp: ") || len(l) > 300 {
 			t.Fatalf("log line not ours or too long: %q", clip(l, 300))
 		}
+	}
+	if !regexp.MustCompile(`(?m)^mcp: [0-9]+ log lines dropped$`).MatchString(string(logText)) {
+		t.Errorf("the log does not say that lines were dropped")
 	}
 	if got := logLines[len(logLines)-1]; got != "mcp: end of input: stopping" {
 		t.Errorf("last log line %q, want the reason for stopping", got)
