@@ -1,29 +1,29 @@
-// This file is the server's handling of messages, in three parts, each
-// using only the ones after it:
+// This file is the server's handling of messages, in three parts:
 //
-//   - The protocol: how a line becomes requests (decode), the method switch
-//     (dispatch) with one handler per method, and the one place each reply
-//     is opened, given its error, and ended.
-//   - Reading JSON: the scanner, which validates a line once and indexes
-//     its objects, the walks over members and elements that follow, string
-//     decoding, and reading numbers as JavaScript does.
+//   - The protocol: how a line becomes requests, the method table with one
+//     handler per method, and the one place each reply is opened, given
+//     its error, and ended.
+//   - Reading JSON: the scanner, which validates a line once and notes
+//     where its shallow objects and their members are, the walks over
+//     members and elements that follow, string decoding, and reading
+//     numbers as JavaScript does.
 //   - Writing JSON: the writer, which holds the pending output and writes
 //     long replies in pieces, and the encoders that write strings and
 //     numbers as JavaScript's JSON.stringify and String(n) do.
 //
-// Requests are read straight from the line's bytes and replies appended to
-// the output buffer, so a request costs no allocation and no reflection.
+// The protocol uses the other two; writing uses the reader's string
+// decoding (nextSpecial, readEscape, decodeRune). Requests are read
+// straight from the line's bytes and replies appended to the output
+// buffer, so a request costs no allocation and no reflection.
 
 package main
 
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"math"
 	"math/bits"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -74,20 +74,31 @@ const (
 // legacyVersions are the initialize-era versions we speak, newest first.
 var legacyVersions = []string{latestLegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// legacyVersion returns the legacy version v names, if we speak it.
-func legacyVersion(v []byte) (string, bool) {
+// isLegacy reports whether v is a legacy version we speak.
+func isLegacy(v []byte) bool {
 	for _, lv := range legacyVersions {
 		if string(v) == lv {
-			return lv, true
+			return true
 		}
 	}
-	return "", false
+	return false
 }
 
-// methods are the methods dispatch serves, for the usage text; a test
-// checks that each one dispatches.
-var methods = []string{"initialize", "ping", "server/discover", "tools/list", "tools/call",
-	"resources/list", "resources/read", "resources/templates/list"}
+// methods is the method table: every method we serve and its handler, in
+// the order the usage text lists them.
+var methods = []struct {
+	name   string
+	handle func(*server, *request) rpcError
+}{
+	{"initialize", (*server).handleInitialize},
+	{"ping", (*server).handlePing},
+	{"server/discover", (*server).handleDiscover},
+	{"tools/list", func(s *server, req *request) rpcError { return s.handleList(req, toolsListBody) }},
+	{"tools/call", (*server).handleToolsCall},
+	{"resources/list", func(s *server, req *request) rpcError { return s.handleList(req, resourcesListBody) }},
+	{"resources/read", (*server).handleResourcesRead},
+	{"resources/templates/list", func(s *server, req *request) rpcError { return s.handleList(req, templatesListBody) }},
+}
 
 // Who we are, in initialize and server/discover results. serverVersion is
 // the release version, which -version also prints.
@@ -132,22 +143,18 @@ var (
 	templatesListBody = `"resourceTemplates":[]`
 )
 
-// request is one JSON-RPC request, decoded: slices of the line it came in
-// (raw JSON values, nil when absent) and, for the strings a handler looks
-// up, their decoded text.
+// request is one JSON-RPC request, decoded: slices of the line it came in,
+// raw JSON values, nil when absent; the last wins when a member repeats,
+// as in JavaScript's JSON.parse.
 type request struct {
 	id     []byte // raw JSON string or number; nil for a notification
-	method []byte // decoded method name
-	params []byte // raw params value
+	method []byte // decoded method name, see text
 	modern bool   // _meta names 2026-07-28: answer with its shapes
 
-	// Members of an object params, raw; the last wins when one repeats,
-	// as in JavaScript's JSON.parse.
-	meta, name, arguments, uri, protocolVersion, cursor []byte
-
-	// The decoded text of name, uri and protocolVersion when they are
-	// strings, else nil: for looking up, never for writing back.
-	toolName, uriText, version []byte
+	// params and the members of an object params that handlers read.
+	params, meta, name, arguments, uri, protocolVersion, cursor []byte
+	// Where params, meta and arguments are in the line, to walk them.
+	paramsAt, metaAt, argumentsAt int
 }
 
 // answer writes the replies to one line, a message, a batch or neither
@@ -160,7 +167,9 @@ func (s *server) answer(line []byte, tooLong bool) {
 		e := errInvalidRequest
 		e.data = `"message longer than ` + strconv.Itoa(s.in.max) + ` bytes"`
 		s.replyError(nil, e)
-		s.log.printf("mcp: - line over %d bytes skipped", s.in.max)
+		if s.log != nil {
+			s.log.printf("mcp: - line over %d bytes skipped", s.in.max)
+		}
 	case i == len(line):
 	default:
 		s.answerMessage(line, i)
@@ -173,66 +182,58 @@ func (s *server) answer(line []byte, tooLong bool) {
 // answerMessage answers the JSON text at line[i:], a message or a batch.
 func (s *server) answerMessage(line []byte, i int) {
 	end := s.scan(line, i)
-	if end < 0 || skipSpace(line, end) != len(line) {
+	switch {
+	case end < 0 || skipSpace(line, end) != len(line):
 		s.replyError(nil, errParse)
-		s.log.printf("mcp: - id=null error %d", codeParseError)
-		return
-	}
-	if msg := line[i:end]; msg[0] == '[' {
-		s.handleBatch(msg)
-	} else {
-		s.handleMessage(msg)
+		s.log.request(nil, nil, time.Time{}, codeParseError)
+	case line[i] == '[':
+		s.handleBatch(i)
+	default:
+		s.handleMessage(line[i:end], i)
 	}
 }
 
-// handleBatch answers a JSON array of messages with one array of replies
-// in the same order, leaving out notifications; if no reply is owed, it
-// writes nothing. Once it owes a reply, the array is written out as it
-// grows, so a batch of a million elements needs no more memory than one.
-func (s *server) handleBatch(batch []byte) {
-	if batch[skipSpace(batch, 1)] == ']' {
-		s.replyError(nil, errInvalidRequest)
-		s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
-		return
-	}
+// handleBatch answers the JSON array at offset at of the line, a batch of
+// messages, with one array of replies in the same order, leaving out
+// notifications; if no reply is owed, it writes nothing. Once it owes a
+// reply, the array is written out as it grows, so a batch of a million
+// elements needs no more memory than one. It stops at a failed write or a
+// broken reply, after which nothing more can be written.
+func (s *server) handleBatch(at int) {
 	mark := s.pos()
 	s.buf = append(s.buf, '[')
-	replies := 0
-	for i := 1; ; {
-		elem, next := s.nextElement(batch, i)
-		if next < 0 {
-			break
-		}
-		i = next
+	elems, replies := 0, 0
+	for w := s.walk(at); s.err == nil && s.nextElement(&w); elems++ {
 		sep := s.pos()
 		if replies > 0 {
 			s.buf = append(s.buf, ',')
 		}
 		before := s.pos()
-		if s.handleMessage(elem); s.pos() == before {
+		if s.handleMessage(w.val, w.at); s.pos() == before {
 			s.takeBack(sep)
 		} else {
 			replies++
 			s.spill()
 		}
 	}
-	if replies == 0 {
-		s.takeBack(mark)
-		return
+	switch {
+	case replies > 0:
+		s.buf = append(s.buf, ']')
+	case s.takeBack(mark) && elems == 0:
+		s.replyError(nil, errInvalidRequest)
+		s.log.request(nil, nil, time.Time{}, codeInvalidRequest)
 	}
-	s.buf = append(s.buf, ']')
 }
 
-// handleMessage answers one message (valid JSON) if it is owed a reply:
-// requests and invalid messages are; notifications and the client's own
-// responses are not.
-func (s *server) handleMessage(msg []byte) {
-	s.resetText()
+// handleMessage answers the message msg, valid JSON at offset at of the
+// line, if it is owed a reply: requests and invalid messages are;
+// notifications and the client's own responses are not.
+func (s *server) handleMessage(msg []byte, at int) {
+	s.decoded = s.decoded[:0]
 	var req request
-	if !s.decodeEnvelope(msg, &req) {
-		id := req.id
-		s.replyError(id, errInvalidRequest)
-		s.log.printf("mcp: - id=%s error %d", logID(id), codeInvalidRequest)
+	if !s.decodeEnvelope(msg, at, &req) {
+		s.replyError(req.id, errInvalidRequest)
+		s.log.request(nil, req.id, time.Time{}, codeInvalidRequest)
 		return
 	}
 	if req.id != nil {
@@ -244,26 +245,22 @@ func (s *server) handleMessage(msg []byte) {
 // whether msg is a request or notification. A response from the client is
 // neither, but is owed nothing: then req.id is left nil and it reports
 // true. When msg is invalid, req.id keeps its id if that was valid.
-func (s *server) decodeEnvelope(msg []byte, req *request) bool {
+func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 	if msg[0] != '{' {
 		return false
 	}
 	var jsonrpc, method []byte
 	answer := false // the message carries "result" or "error"
-	for f := s.fields(msg); ; {
-		_, name, val, ok := s.next(&f)
-		if !ok {
-			break
-		}
-		switch string(name) {
+	for w := s.walk(at); s.next(&w); {
+		switch string(w.name) {
 		case "jsonrpc":
-			jsonrpc = val
+			jsonrpc = w.val
 		case "id":
-			req.id = val
+			req.id = w.val
 		case "method":
-			method = val
+			method = w.val
 		case "params":
-			req.params = val
+			req.params, req.paramsAt = w.val, w.at
 		case "result", "error":
 			answer = true
 		}
@@ -279,40 +276,39 @@ func (s *server) decodeEnvelope(msg []byte, req *request) bool {
 	if method == nil || method[0] != '"' || !s.textIs(jsonrpc, "2.0") {
 		return false
 	}
-	req.method = method[1 : len(method)-1]
-	if len(req.method) <= maxLookup && hasBackslash(req.method) {
-		req.method = unquote(nil, req.method)
-	}
+	req.method = s.text(method)
 	return true
 }
 
 // dispatch decodes a request's params, calls its method's handler and
 // writes the reply: the handler's result, or the error it returned, in
 // place of anything it wrote. If the handler panics, whatever it wrote is
-// taken back and the request gets Internal error instead.
+// taken back and the request gets Internal error instead; if part of it
+// was already written, the session ends (see errBrokenReply).
 func (s *server) dispatch(req *request) {
 	mark := s.pos()
 	var start time.Time
 	if s.log != nil {
 		start = time.Now()
 	}
-	err := errInternal
+	code := codeInternalError // what the log says if the handler panics
 	defer func() {
 		if p := recover(); p != nil {
 			if s.takeBack(mark) {
 				s.replyError(req.id, errInternal)
 			} else {
-				s.broken = true
+				s.fail(errBrokenReply)
 			}
-			s.log.printf("mcp: panic in %s: %v", logField(req.method), p)
+			if s.log != nil {
+				s.log.printf("mcp: panic in %s: %v", appendLogText(nil, req.method), p)
+			}
 		}
-		if s.log != nil {
-			s.logRequest(req, start, err.code)
-		}
+		s.log.request(req.method, req.id, start, code)
 	}()
 	s.openReply(req.id)
 	body := s.pos()
-	if err = s.decodeParams(req); err.code == 0 {
+	err := s.decodeParams(req)
+	if err.code == 0 {
 		err = s.call(req)
 	}
 	if err.code != 0 {
@@ -320,27 +316,15 @@ func (s *server) dispatch(req *request) {
 		s.appendError(err)
 	}
 	s.buf = append(s.buf, '}')
+	code = err.code
 }
 
-// call is the method switch.
+// call finds the request's method in the table and calls its handler.
 func (s *server) call(req *request) rpcError {
-	switch string(req.method) {
-	case "initialize":
-		return s.handleInitialize(req)
-	case "ping":
-		return s.handlePing(req)
-	case "server/discover":
-		return s.handleDiscover(req)
-	case "tools/list":
-		return s.handleList(req, toolsListBody)
-	case "tools/call":
-		return s.handleToolsCall(req)
-	case "resources/list":
-		return s.handleList(req, resourcesListBody)
-	case "resources/read":
-		return s.handleResourcesRead(req)
-	case "resources/templates/list":
-		return s.handleList(req, templatesListBody)
+	for _, m := range methods {
+		if string(req.method) == m.name {
+			return m.handle(s, req)
+		}
 	}
 	return errMethodNotFound
 }
@@ -350,24 +334,20 @@ func (s *server) call(req *request) rpcError {
 // requests name their version there), which any method may fail.
 func (s *server) decodeParams(req *request) rpcError {
 	if req.params != nil && req.params[0] == '{' {
-		for f := s.fields(req.params); ; {
-			_, name, val, ok := s.next(&f)
-			if !ok {
-				break
-			}
-			switch string(name) {
+		for w := s.walk(req.paramsAt); s.next(&w); {
+			switch string(w.name) {
 			case "_meta":
-				req.meta = val
+				req.meta, req.metaAt = w.val, w.at
 			case "name":
-				req.name, req.toolName = val, s.textOf(val)
+				req.name = w.val
 			case "arguments":
-				req.arguments = val
+				req.arguments, req.argumentsAt = w.val, w.at
 			case "uri":
-				req.uri, req.uriText = val, s.textOf(val)
+				req.uri = w.val
 			case "protocolVersion":
-				req.protocolVersion, req.version = val, s.textOf(val)
+				req.protocolVersion = w.val
 			case "cursor":
-				req.cursor = val
+				req.cursor = w.val
 			}
 		}
 	}
@@ -389,17 +369,13 @@ var (
 // must name one.
 func (s *server) decodeMeta(req *request) rpcError {
 	var version, caps []byte
-	if meta := req.meta; meta != nil && meta[0] == '{' {
-		for f := s.fields(meta); ; {
-			_, name, val, ok := s.next(&f)
-			if !ok {
-				break
-			}
-			switch string(name) {
+	if req.meta != nil && req.meta[0] == '{' {
+		for w := s.walk(req.metaAt); s.next(&w); {
+			switch string(w.name) {
 			case metaProtocolVersion:
-				version = val
+				version = w.val
 			case metaClientCapabilities:
-				caps = val
+				caps = w.val
 			}
 		}
 	}
@@ -410,14 +386,13 @@ func (s *server) decodeMeta(req *request) rpcError {
 		return rpcError{}
 	}
 	v := s.text(version)
-	if string(v) == modernVersion {
-		if caps == nil || caps[0] != '{' {
-			return errNoMetaCapabilities
-		}
+	switch {
+	case string(v) == modernVersion && (caps == nil || caps[0] != '{'):
+		return errNoMetaCapabilities
+	case string(v) == modernVersion:
 		req.modern = true
 		return rpcError{}
-	}
-	if _, ok := legacyVersion(v); ok {
+	case isLegacy(v):
 		return rpcError{}
 	}
 	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version",
@@ -433,12 +408,12 @@ func (s *server) handleInitialize(req *request) rpcError {
 	if !paramsObject(req) {
 		return errInvalidParams
 	}
-	version, ok := legacyVersion(req.version)
-	if !ok {
-		version = latestLegacyVersion
-	}
 	s.buf = append(s.buf, `"result":{"protocolVersion":"`...)
-	s.buf = append(s.buf, version...)
+	if v := s.textOf(req.protocolVersion); isLegacy(v) {
+		s.buf = append(s.buf, v...)
+	} else {
+		s.buf = append(s.buf, latestLegacyVersion...)
+	}
 	s.buf = append(s.buf, '"')
 	s.buf = append(s.buf, initializeTail...)
 	return rpcError{}
@@ -486,26 +461,25 @@ func (s *server) handleList(req *request, body string) rpcError {
 // the argument and the fault, so a model can correct itself.
 func (s *server) handleToolsCall(req *request) rpcError {
 	name, args := req.name, req.arguments
-	if req.params == nil || !paramsObject(req) || req.toolName == nil || args != nil && args[0] != '{' {
+	if req.params == nil || !paramsObject(req) || name == nil || name[0] != '"' || args != nil && args[0] != '{' {
 		return errInvalidParams
 	}
-	t := findTool(req.toolName)
+	t := findTool(s.text(name))
 	if t == nil {
 		return rpcError{code: codeInvalidParams, message: "Unknown tool: ", text: name[1 : len(name)-1]}
+	}
+	if len(s.vals) < len(t.args) {
+		s.vals = make([][]byte, len(t.args))
 	}
 	vals := s.vals[:len(t.args)]
 	defer clear(vals) // slices of the line, which may be huge: do not keep it
 	var extra []byte  // the first argument the schema does not allow
 	if args != nil {
-		for f := s.fields(args); ; {
-			key, name, val, ok := s.next(&f)
-			if !ok {
-				break
-			}
-			if a := t.argIndex(name); a >= 0 {
-				vals[a] = val
+		for w := s.walk(req.argumentsAt); s.next(&w); {
+			if a := t.argIndex(w.name); a >= 0 {
+				vals[a] = w.val
 			} else if extra == nil {
-				extra = key
+				extra = w.key
 			}
 		}
 	}
@@ -524,10 +498,10 @@ func (s *server) handleToolsCall(req *request) rpcError {
 // handleResourcesRead answers one resource's contents. An unknown URI is
 // -32002 in legacy versions and -32602 in 2026-07-28, with the URI as data.
 func (s *server) handleResourcesRead(req *request) rpcError {
-	if req.params == nil || !paramsObject(req) || req.uriText == nil {
+	if req.params == nil || !paramsObject(req) || req.uri == nil || req.uri[0] != '"' {
 		return errInvalidParams
 	}
-	r := findResource(req.uriText)
+	r := findResource(s.text(req.uri))
 	if r == nil {
 		code := codeResourceNotFound
 		if req.modern {
@@ -588,70 +562,28 @@ func (s *server) replyError(id []byte, e rpcError) {
 	s.buf = append(s.buf, '}')
 }
 
-// logRequest writes the -v line for one request.
-func (s *server) logRequest(req *request, start time.Time, code int) {
-	outcome := "ok"
-	if code != 0 {
-		outcome = "error " + strconv.Itoa(code)
-	}
-	s.log.printf("mcp: %s id=%s %v %s", logField(req.method), logID(req.id), time.Since(start), outcome)
-}
-
-// maxLogField is the most bytes of a client's text that a log line shows.
-const maxLogField = 100
-
-// logField quotes client text for the log, Go-style, so that control
-// characters and newlines cannot forge lines or reach the terminal raw;
-// text over maxLogField bytes is cut, and its length shown.
-func logField(b []byte) string {
-	if len(b) <= maxLogField {
-		return strconv.Quote(string(b))
-	}
-	return strconv.Quote(string(b[:maxLogField])) + "..." + strconv.Itoa(len(b)) + " bytes"
-}
-
-// logID shows a request id in the log: a number as it came, a string
-// decoded and quoted by logField (a very long one is shown undecoded),
-// else "null".
-func logID(id []byte) string {
-	switch {
-	case id == nil:
-		return "null"
-	case id[0] == '"' && len(id) <= maxLookup:
-		return logField(unquote(nil, id[1:len(id)-1]))
-	case id[0] == '"':
-		return logField(id[1 : len(id)-1])
-	case len(id) > maxLogField:
-		return string(id[:maxLogField]) + "..." + strconv.Itoa(len(id)) + " bytes"
-	}
-	return string(id)
-}
-
 // ==== Part 2: reading JSON ====
 //
 // A line is validated once, in full, by scan, before anything is read from
-// it; afterwards the walks (fields and next, nextElement, skipValue) step
-// through the valid text without checking it again, and mostly without
-// reading it again: scan notes where the shallow objects and arrays end and
-// where their members are.
+// it; afterwards the walks (walk, next, nextElement) step through the
+// valid text without checking it again, and mostly without reading it
+// again: scan notes where the shallow objects and arrays end and where
+// their members are.
 
 // scanner validates a line and remembers where its shallow objects,
-// arrays and members are, for the walks that follow; it also holds the
-// space strings are decoded into. Everything it returns is valid until the
-// next line is scanned.
-//
-// The walks take slices of the line last scanned, never copies: a slice's
-// capacity runs to the end of the line's array, so cap(line) - cap(v) is
-// v's index in the line, which is how spanOf finds what scan noted about v.
-// Given anything else, they still work, by reading the text again.
+// arrays and members are, by their offsets in the line, which it keeps:
+// the walks take offsets, not slices, so only that line can be walked
+// with its notes. It also holds the space strings are decoded into.
+// Everything it returns is valid until the next line is scanned.
 type scanner struct {
-	stack   nesting  // containers open while scanning
-	spans   []span   // objects and arrays of the line, in order
-	members []member // members of the objects in spans
-	open    []int    // the spans of the containers open while scanning
-	pending int      // the noted member whose value comes next, or -1
-	lineCap int      // cap of the line scanned, see spanOf
-	decoded []byte   // strings of the request in hand, decoded, see text
+	line    []byte         // the line last scanned
+	stack   nesting        // containers open while scanning
+	open    [spanDepth]int // the span of each open container down to spanDepth, or -1
+	spans   []span         // objects and arrays of the line, in order
+	members []member       // members of the objects in spans
+	pending int            // the noted member whose value comes next, or -1
+	decoded []byte         // strings of the message in hand, decoded, see text
+	name    []byte         // the member name last decoded, see next
 }
 
 // How much scan notes: objects and arrays down to spanDepth (deep enough
@@ -659,8 +591,8 @@ type scanner struct {
 // them and maxMembers members a line. Past those, the walks read the
 // text again, which is slower but the same. Noting buys a quarter of the
 // instructions per request (100,000 requests of the benchmark mix: 785M
-// instructions, 1,066M without), as walks that find a member or step over
-// an object no longer read its text a second time.
+// instructions, 1,066M without, measured at 3f5a4bf), as walks that find
+// a member or step over an object no longer read its text a second time.
 const (
 	spanDepth  = 5
 	maxSpans   = 1 << 12
@@ -669,7 +601,7 @@ const (
 
 // span is an object or array that scan found in the line.
 type span struct {
-	start, n int  // its index in the line and its length
+	start, n int  // its offset in the line and its length
 	noted    bool // an object all of whose members are noted
 	first    int  // its first noted member, or -1
 	last     int  // its last noted member so far, or -1
@@ -685,12 +617,11 @@ type member struct {
 }
 
 // scan returns the index just past the JSON value that starts at b[i], or
-// -1 if there is none. It keeps its own stack (see nesting) instead of
-// recursing, so a value nested a million deep is only as costly as its
-// length.
+// -1 if there is none, and keeps b as the line the walks read. It keeps
+// its own stack (see nesting) instead of recursing, so a value nested a
+// million deep is only as costly as its length.
 func (sc *scanner) scan(b []byte, i int) int {
-	sc.stack.n, sc.spans, sc.members, sc.open = 0, sc.spans[:0], sc.members[:0], sc.open[:0]
-	sc.pending, sc.lineCap = -1, cap(b)
+	sc.line, sc.stack.n, sc.spans, sc.members, sc.pending = b, 0, sc.spans[:0], sc.members[:0], -1
 	for {
 		// A value starts at i.
 		if i = skipSpace(b, i); i >= len(b) {
@@ -739,13 +670,12 @@ func (sc *scanner) openContainer(b []byte, i int) (next int, opened bool) {
 		return i + 1, false
 	}
 	sc.stack.push(closer)
-	if sc.stack.n <= spanDepth {
-		k := -1
+	if d := sc.stack.n; d <= spanDepth {
+		sc.open[d-1] = -1
 		if len(sc.spans) < maxSpans {
-			k = len(sc.spans)
+			sc.open[d-1] = len(sc.spans)
 			sc.spans = append(sc.spans, span{start: start, noted: closer == '}', first: -1, last: -1})
 		}
-		sc.open = append(sc.open, k)
 	}
 	return start + 1, true
 }
@@ -775,10 +705,7 @@ func (sc *scanner) valueEnded(b []byte, i int) int {
 			if k >= 0 {
 				sc.spans[k].n = i + 1 - sc.spans[k].start
 			}
-			if depth <= spanDepth {
-				sc.open = sc.open[:depth-1]
-			}
-			sc.stack.pop()
+			sc.stack.n--
 			i++
 		default:
 			return -1
@@ -851,16 +778,6 @@ func (st *nesting) top() byte {
 		return '}'
 	}
 	return ']'
-}
-
-// pop closes the innermost open container.
-func (st *nesting) pop() { st.n-- }
-
-// shrink lets go of what a huge line grew: the stack of a deep one and the
-// decoded text of a long one.
-func (sc *scanner) shrink() {
-	sc.stack = nesting{}
-	sc.decoded = nil
 }
 
 // isSpace reports whether c is JSON whitespace.
@@ -951,7 +868,8 @@ func skipDigits(b []byte, i int) int {
 // UTF-8 sequence; len(b) if there is none. Testing eight bytes at a time
 // buys a fifth of a 16 MiB echo through pipes (median of 9: 29-33 ms,
 // 37-38 ms a byte at a time; limit takes 24-29 ms) and 2% of the
-// instructions of the usual mix (788M against 805M for 100,000 requests).
+// instructions of the usual mix (788M against 805M for 100,000 requests),
+// both measured at 3f5a4bf.
 func nextSpecial(b []byte, i int, high bool) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
@@ -1049,31 +967,28 @@ func skipString(b []byte, i int) int {
 	return i + 1
 }
 
-// skipValue returns the index just past the valid JSON value at b[i].
-// Objects and arrays that scan noted are stepped over at once.
-func (sc *scanner) skipValue(b []byte, i int) int {
+// skipValue returns the offset just past the valid JSON value at offset i
+// of the line. Objects and arrays that scan noted are stepped over at once.
+func (sc *scanner) skipValue(i int) int {
+	b := sc.line
 	switch b[i] {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
-		if k := sc.spanOf(b[i:]); k >= 0 {
+		if k := sc.spanAt(i); k >= 0 {
 			return i + sc.spans[k].n
 		}
-		depth := 0
-		for {
+		for depth := 0; ; i++ {
 			switch b[i] {
 			case '"':
-				i = skipString(b, i)
-				continue
+				i = skipString(b, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
-				depth--
-				if depth == 0 {
+				if depth--; depth == 0 {
 					return i + 1
 				}
 			}
-			i++
 		}
 	}
 	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
@@ -1082,44 +997,9 @@ func (sc *scanner) skipValue(b []byte, i int) int {
 	return i
 }
 
-// nextMember reads the member of the valid object obj that follows index
-// i (just past '{' or the previous value): its raw key and value, and the
-// index to pass next time, which is -1 after the last member.
-func (sc *scanner) nextMember(obj []byte, i int) (key, val []byte, next int) {
-	i = skipSpace(obj, i)
-	if obj[i] == ',' {
-		i = skipSpace(obj, i+1)
-	}
-	if obj[i] == '}' {
-		return nil, nil, -1
-	}
-	k := skipString(obj, i)
-	key = obj[i:k]
-	v := skipSpace(obj, skipSpace(obj, k)+1)
-	end := sc.skipValue(obj, v)
-	return key, obj[v:end], end
-}
-
-// nextElement is nextMember for the elements of a valid array, a slice of
-// the line last scanned (see scanner).
-func (sc *scanner) nextElement(arr []byte, i int) (elem []byte, next int) {
-	i = skipSpace(arr, i)
-	if arr[i] == ',' {
-		i = skipSpace(arr, i+1)
-	}
-	if arr[i] == ']' {
-		return nil, -1
-	}
-	end := sc.skipValue(arr, i)
-	return arr[i:end], end
-}
-
-// spanOf returns the span scan noted for the object or array v, a slice
-// of the line, or -1. A slice's capacity runs to the end of the line's
-// array, so the difference of capacities is v's index in the line; spans
-// are in the order of their indexes, so a binary search finds it.
-func (sc *scanner) spanOf(v []byte) int {
-	at := sc.lineCap - cap(v)
+// spanAt returns the span scan noted for the object or array at offset at
+// of the line, or -1. Spans are in the order of their offsets.
+func (sc *scanner) spanAt(at int) int {
 	lo, hi := 0, len(sc.spans)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -1135,55 +1015,76 @@ func (sc *scanner) spanOf(v []byte) int {
 	return -1
 }
 
-// fields is a walk over the members of a valid object: the ones scan
-// noted, or else read from the text with nextMember.
-type fields struct {
-	obj  []byte
-	base int // obj's index in the line, for noted members
-	m    int // the next noted member, -1 at the end
-	i    int // where nextMember goes on; -1 for noted members
+// walk steps through the members of an object, or the elements of an
+// array, in the line last scanned. After each step that reports true, key
+// (members only: raw, quotes included), name (members only: decoded for
+// matching, see next), val (raw) and at (val's offset) describe what it
+// stepped to.
+type walk struct {
+	key, name, val []byte
+	at             int
+	m              int // the next noted member, -1 at the end
+	i              int // where the text is read from; -1 when notes are
 }
 
-// fields starts a walk over the members of the valid object obj, a slice
-// of the line last scanned (see scanner): then the walk uses what scan
-// noted instead of reading the text again.
-func (sc *scanner) fields(obj []byte) fields {
-	if k := sc.spanOf(obj); k >= 0 && sc.spans[k].noted {
-		return fields{obj: obj, base: sc.spans[k].start, m: sc.spans[k].first, i: -1}
+// walk starts a walk over the object or array at offset at of the line:
+// by scan's notes for an object it noted, else by reading the text.
+func (sc *scanner) walk(at int) walk {
+	if k := sc.spanAt(at); k >= 0 && sc.spans[k].noted {
+		return walk{m: sc.spans[k].first, i: -1}
 	}
-	return fields{obj: obj, i: 1}
+	return walk{m: -1, i: at + 1}
 }
 
-// next returns the walk's next member: its raw key, its decoded name
-// (see memberName) and its raw value; ok is
-// false at the end. Like fields, it wants obj to be a slice of the line
-// last scanned.
-func (sc *scanner) next(f *fields) (key, name, val []byte, ok bool) {
-	if f.i >= 0 {
-		key, val, next := sc.nextMember(f.obj, f.i)
-		if next < 0 {
-			return nil, nil, nil, false
+// next steps to the next member of an object. A member's name is decoded
+// (see text) only if its key has escapes, into space that the next step
+// reuses: the walks look names up, they never keep them.
+func (sc *scanner) next(w *walk) bool {
+	escaped := false
+	if w.i < 0 {
+		if w.m < 0 {
+			return false
 		}
-		f.i = next
-		return key, sc.memberName(key, true), val, true
+		m := &sc.members[w.m]
+		w.m, escaped = m.next, m.escaped
+		w.key, w.val, w.at = sc.line[m.key:m.keyEnd], sc.line[m.val:m.valEnd], m.val
+	} else {
+		i := sc.skipComma(w.i)
+		if sc.line[i] == '}' {
+			return false
+		}
+		k := skipString(sc.line, i)
+		v := skipSpace(sc.line, skipSpace(sc.line, k)+1)
+		w.i = sc.skipValue(v)
+		w.key, w.val, w.at = sc.line[i:k], sc.line[v:w.i], v
+		escaped = bytes.IndexByte(w.key, '\\') >= 0
 	}
-	if f.m < 0 {
-		return nil, nil, nil, false
+	w.name = w.key[1 : len(w.key)-1]
+	if escaped && len(w.key) <= maxLookup {
+		sc.name = unquote(sc.name[:0], w.name)
+		w.name = sc.name
 	}
-	m := &sc.members[f.m]
-	f.m = m.next
-	key = f.obj[m.key-f.base : m.keyEnd-f.base]
-	val = f.obj[m.val-f.base : m.valEnd-f.base]
-	return key, sc.memberName(key, m.escaped), val, true
+	return true
 }
 
-// memberName returns the decoded name of a member's key, for matching, as
-// text does. (Small enough to be inlined: it runs for every member.)
-func (sc *scanner) memberName(key []byte, escaped bool) []byte {
-	if !escaped {
-		return key[1 : len(key)-1]
+// nextElement steps to the next element of an array.
+func (sc *scanner) nextElement(w *walk) bool {
+	i := sc.skipComma(w.i)
+	if sc.line[i] == ']' {
+		return false
 	}
-	return sc.text(key)
+	w.i = sc.skipValue(i)
+	w.val, w.at = sc.line[i:w.i], i
+	return true
+}
+
+// skipComma returns the offset of the member or element, or the closer,
+// that follows offset i (just past the opener or a value).
+func (sc *scanner) skipComma(i int) int {
+	if i = skipSpace(sc.line, i); sc.line[i] == ',' {
+		i = skipSpace(sc.line, i+1)
+	}
+	return i
 }
 
 // readEscape decodes the escape at s[i] (a backslash) and returns the
@@ -1281,38 +1182,21 @@ func unquote(dst, body []byte) []byte {
 	return dst
 }
 
-// hasBackslash is bytes.IndexByte(b, '\\') >= 0 for short b, without
-// the call.
-func hasBackslash(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
-		}
-	}
-	return false
-}
-
 // maxLookup bounds the strings decoded to be looked up: a name, key, URI
 // or version we know is at most 64 bytes, and an escape is at most 6
 // bytes for each byte it stands for, so a longer literal matches nothing
-// and is not decoded, whatever a client sends.
+// whether decoded or not, and is not decoded, whatever a client sends.
 const maxLookup = 6 * 64
 
-// resetText starts a new request: the text decoded for the last one is
-// no longer needed.
-func (sc *scanner) resetText() { sc.decoded = sc.decoded[:0] }
-
-// text returns the decoded contents of a JSON string, for comparing with
-// names we know: in place when it has no escapes, else decoded into space
-// kept until the next request. A literal too long to match (see
-// maxLookup) is returned as it is, quotes included, which matches no name.
+// text returns the decoded contents of the JSON string lit, for comparing
+// with names we know: in place when it has no escapes or is too long to
+// match (see maxLookup), else decoded into space kept until the next
+// message. A message decodes at most a few strings this way (jsonrpc,
+// method, a version, a tool name or URI), so that space stays small.
 func (sc *scanner) text(lit []byte) []byte {
 	body := lit[1 : len(lit)-1]
-	switch {
-	case !hasBackslash(body):
+	if len(lit) > maxLookup || bytes.IndexByte(body, '\\') < 0 {
 		return body
-	case len(lit) > maxLookup:
-		return lit
 	}
 	start := len(sc.decoded)
 	sc.decoded = unquote(sc.decoded, body)
@@ -1350,11 +1234,6 @@ func parseNumber(raw []byte) float64 {
 		f, _ := strconv.ParseFloat(string(raw), 64)
 		return f
 	}
-	return parseLongNumber(raw)
-}
-
-// parseLongNumber is parseNumber for literals over shortNumber bytes.
-func parseLongNumber(raw []byte) float64 {
 	var buf [keptDigits + 32]byte
 	short, inf := shortenNumber(buf[:0], raw)
 	f := 0.0
@@ -1364,15 +1243,10 @@ func parseLongNumber(raw []byte) float64 {
 	case short != nil:
 		f, _ = strconv.ParseFloat(string(short), 64)
 	}
-	return math.Copysign(f, boolSign(raw[0] == '-'))
-}
-
-// boolSign is -1 for true and 1 for false.
-func boolSign(neg bool) float64 {
-	if neg {
-		return -1
+	if raw[0] == '-' {
+		f = -f // -0 too
 	}
-	return 1
+	return f
 }
 
 // shortNumber is the longest literal that strconv.ParseFloat reads
@@ -1473,23 +1347,20 @@ func readExponent(e []byte) int64 {
 // surrogates as \udxxx, and everything else as raw UTF-8 (no HTML escaping,
 // U+2028 and U+2029 raw). Numbers are written as String(n) writes them.
 
-// writer holds the output not yet written to stdout. Replies are appended
-// to buf whole lines at a time and written in batches (see flushSize); a
-// long reply is written in pieces as it is made (see spill), so positions
-// in the output are counted from its start (see pos), and what was
-// already written can no longer be taken back.
+// writer holds the output not yet written. Replies are appended to buf
+// whole lines at a time and written in batches (see flushSize); a long
+// reply is written in pieces as it is made (see spill), so positions in
+// the output are counted from its start (see pos), and what was already
+// written can no longer be taken back.
 type writer struct {
 	buf     []byte
-	dst     io.Writer
-	flushed int64 // bytes written before buf[0]
-	err     error // the first failed write; later output is dropped
-
-	writing  sync.Mutex // held while writing to dst, see exitAtLineEnd
-	lineOpen bool       // under writing: what was written ends inside a line
+	out     func([]byte) error // writes all of its argument (server.write)
+	flushed int64              // bytes written, or dropped, before buf[0]
+	err     error              // the first failed write; later output is dropped
 }
 
 // pos is the position in the output just past what has been appended.
-// Marks taken with it stay valid after a flush.
+// It never goes back but by takeBack, so marks taken with it stay valid.
 func (w *writer) pos() int64 { return w.flushed + int64(len(w.buf)) }
 
 // takeBack removes what was appended since mark, if it was not written
@@ -1511,28 +1382,21 @@ func (w *writer) spill() {
 	}
 }
 
-// flush writes the pending output. After a failed write, output is
+// flush writes the pending output. After a failure (see fail), output is
 // dropped and the first error is kept and returned.
 func (w *writer) flush() error {
-	if len(w.buf) == 0 || w.err != nil {
-		w.buf = w.buf[:0]
-		return w.err
+	if len(w.buf) > 0 && w.err == nil {
+		w.err = w.out(w.buf)
 	}
-	w.writing.Lock()
-	n, err := w.dst.Write(w.buf)
-	if n > 0 {
-		w.lineOpen = w.buf[n-1] != '\n'
-	}
-	w.writing.Unlock()
 	w.flushed += int64(len(w.buf))
-	w.buf, w.err = w.buf[:0], err
-	return err
+	w.buf = w.buf[:0]
+	return w.err
 }
 
-// shrink lets go of a buffer a huge reply grew.
-func (w *writer) shrink() {
-	if cap(w.buf) > flushSize {
-		w.buf = make([]byte, 0, flushSize)
+// fail drops all output from now on, and makes err the session's end.
+func (w *writer) fail(err error) {
+	if w.err == nil {
+		w.err = err
 	}
 }
 
@@ -1555,21 +1419,57 @@ func (w *writer) appendString(lit []byte) {
 // three times longer once written (each byte that is not UTF-8 becomes
 // U+FFFD), so it is never held whole. The reply it is part of can then no
 // longer be taken back, which is why a client's text only ever ends a
-// reply, after everything that can fail.
+// reply, after everything that can fail. A chunk with no escape that is
+// UTF-8 is copied as it is, checked by the vectorised bytes.IndexByte and
+// utf8.Valid; any other goes through appendEscaped.
 func (w *writer) appendText(body []byte) {
-	for len(body) > textChunk {
-		n := textChunk
-		for k := 0; k < 3 && body[n]&0xC0 == 0x80; k++ {
-			n-- // to the start of a character, if the text is UTF-8
+	for len(body) > 0 {
+		n := len(body)
+		if n > textChunk {
+			n = textChunk
+			for k := 0; k < 3 && body[n]&0xC0 == 0x80; k++ {
+				n-- // to the start of a character, if the text is UTF-8
+			}
 		}
 		if chunk := body[:n]; bytes.IndexByte(chunk, '\\') < 0 && utf8.Valid(chunk) {
-			w.buf, body = append(w.buf, chunk...), body[n:]
+			w.buf = append(w.buf, chunk...)
 		} else {
-			w.buf, body = appendStringPart(w.buf, body, textChunk)
+			n = w.appendEscaped(body, n)
 		}
+		body = body[n:]
 		w.spill()
 	}
-	w.buf = appendStringBody(w.buf, body)
+}
+
+// appendEscaped appends the start of body, a string's body, in the
+// canonical form, up to the first character boundary at or after limit,
+// and returns how many bytes of body that took. Runs that need no change
+// are copied whole.
+func (w *writer) appendEscaped(body []byte, limit int) int {
+	run, i := 0, 0 // body[run:i] is copied as it is
+	for {
+		if i < limit {
+			i = nextSpecial(body[:limit], i, true)
+		}
+		if i >= limit {
+			w.buf = append(w.buf, body[run:i]...)
+			return i
+		}
+		if body[i] == '\\' {
+			w.buf = append(w.buf, body[run:i]...)
+			r, n := readEscape(body, i)
+			w.buf = appendRune(w.buf, r)
+			i += n
+			run = i
+		} else if _, n, ok := decodeRune(body[i:]); ok { // a multi-byte character
+			i += n
+		} else {
+			w.buf = append(w.buf, body[run:i]...)
+			w.buf = append(w.buf, "\uFFFD"...)
+			i += n
+			run = i
+		}
+	}
 }
 
 // appendError writes a reply's error member.
@@ -1591,53 +1491,8 @@ func (w *writer) appendError(e rpcError) {
 	w.buf = append(w.buf, '}')
 }
 
-// appendStringBody appends the body of a valid JSON string, between its
-// quotes, in the canonical form above. Runs that need no change, the
-// usual case, are copied whole.
-func appendStringBody(dst, body []byte) []byte {
-	if len(body) > 64 && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return append(dst, body...) // vectorised checks for a long plain text
-	}
-	dst, _ = appendStringPart(dst, body, len(body))
-	return dst
-}
-
-// appendStringPart is appendStringBody for the start of body: it stops at
-// the first character boundary at or after limit and returns the rest.
-func appendStringPart(dst, body []byte, limit int) (_, rest []byte) {
-	run := 0 // body[run:i] is copied as it is
-	for i := 0; ; {
-		from := i
-		if i < limit {
-			i = nextSpecial(body[:limit], i, true)
-		}
-		if i >= limit {
-			// body[from:i] is plain ASCII, so any index in it is a
-			// boundary.
-			cut := max(limit, from)
-			return append(dst, body[run:cut]...), body[cut:]
-		}
-		c := body[i]
-		switch {
-		case c == '\\':
-			dst = append(dst, body[run:i]...)
-			r, n := readEscape(body, i)
-			dst = appendRune(dst, r)
-			i += n
-			run = i
-		default: // the start of a multi-byte sequence
-			_, n, ok := decodeRune(body[i:])
-			if !ok {
-				dst = append(dst, body[run:i]...)
-				dst = append(dst, "\uFFFD"...)
-				run = i + n
-			}
-			i += n
-		}
-	}
-}
-
-// appendQuoted appends the Go string s as a JSON string.
+// appendQuoted appends the Go string s as a JSON string: for the
+// catalogues, encoded at start-up.
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for _, r := range s {
@@ -1647,7 +1502,7 @@ func appendQuoted(dst []byte, s string) []byte {
 }
 
 // appendStringMembers appends the object members "k1":"v1","k2":"v2",...
-// given as pairs of Go strings: for the catalogues, encoded at start-up.
+// given as pairs of Go strings.
 func appendStringMembers(dst []byte, pairs ...string) []byte {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if i > 0 {
@@ -1660,11 +1515,9 @@ func appendStringMembers(dst []byte, pairs ...string) []byte {
 	return dst
 }
 
-// appendArrayMember appends the object member "key":[...] whose n
-// elements elem writes: for the catalogues, encoded at start-up.
-func appendArrayMember(dst []byte, key string, n int, elem func(dst []byte, i int) []byte) []byte {
-	dst = appendQuoted(dst, key)
-	dst = append(dst, ":["...)
+// appendArray appends a JSON array whose n elements elem writes.
+func appendArray(dst []byte, n int, elem func(dst []byte, i int) []byte) []byte {
+	dst = append(dst, '[')
 	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -1676,14 +1529,7 @@ func appendArrayMember(dst []byte, key string, n int, elem func(dst []byte, i in
 
 // appendStringArray appends a JSON array of strings.
 func appendStringArray(dst []byte, list []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendQuoted(dst, s)
-	}
-	return append(dst, ']')
+	return appendArray(dst, len(list), func(dst []byte, i int) []byte { return appendQuoted(dst, list[i]) })
 }
 
 // appendRune appends one character of a JSON string body.

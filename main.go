@@ -19,8 +19,8 @@
 // _meta), choosing per request.
 //
 // Every byte it writes is what JavaScript's JSON.stringify would write for
-// the same reply, numbers included, so that line-for-line comparisons with
-// a reference written in JavaScript hold.
+// the same reply, numbers included, with one exception: a numeric request
+// id comes back with the digits it was sent with (1e3 stays 1e3).
 //
 // The flags are:
 //
@@ -31,21 +31,23 @@
 //	-v
 //		Log one line per request to standard error (method, id, duration,
 //		error code), client text quoted and cut at 100 bytes, and last
-//		the reason for stopping. Lines are dropped, never waited for, if
-//		standard error is slow.
+//		the reason for stopping. Lines are dropped and counted, never
+//		waited for, if standard error is slow.
 //	-version
 //		Print the release version and the commit, and exit.
 //
 // mcp exits 0 when standard input ends, after writing every reply it owes,
 // and on the first SIGINT, SIGTERM or SIGHUP, after finishing the request
-// in hand. A second signal ends it at the end of the line being written,
-// or after 2 s. If standard output is closed it exits 1 quietly.
+// in hand. A second signal ends it with status 128+the first signal at the
+// end of the line being written, or 2 s after it if that line is stuck.
+// If standard output is closed it exits 1.
 package main
 
-// This file is the command, in four parts: main, its flags and -version;
-// the serve loop (server, run), with the stop on a signal and the memory
-// given back when idle; reading lines (lineReader); and standard I/O that
-// waits out EAGAIN, and the -v logger. The messages themselves are
+// This file is the command, in four parts: main, the one place that
+// decides the exit status and the last log line; the serve loop (server,
+// run), which waits for its input and output together with the signals;
+// reading lines and the collector policy for big ones; and standard I/O
+// that waits out EAGAIN, and the -v logger. The messages themselves are
 // handled in handlers.go.
 
 import (
@@ -57,6 +59,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,81 +72,98 @@ import (
 // -version reads the commit the Go toolchain recorded, if any.
 var commit string
 
-// defaultMaxMessage is the longest line served when -max-message-bytes is
-// not given: far above any real MCP message, far below the machine's memory.
-const defaultMaxMessage = 64 << 20
+const (
+	// defaultMaxMessage is the longest line served when -max-message-bytes
+	// is not given: far above any real MCP message, far below the
+	// machine's memory.
+	defaultMaxMessage = 64 << 20
 
-// readSize is the size of each read from standard input. A pipe holds
-// 64 KiB on Linux, so a larger read would rarely fill.
-const readSize = 64 << 10
+	// readSize is the size of each read from standard input. A pipe holds
+	// 64 KiB on Linux, so a larger read would rarely fill.
+	readSize = 64 << 10
 
-// flushSize is how much output may wait for more replies before it is
-// written anyway, so pipelined replies are batched without growing without
-// bound. A longer reply (a batch, a long echo) is written in pieces of
-// about this size as it is made.
-const flushSize = 256 << 10
+	// flushSize is how much output may wait for more replies before it is
+	// written anyway. A longer reply (a batch, a long echo) is written in
+	// pieces of about this size as it is made.
+	flushSize = 256 << 10
 
-// bigLine is the line length from which reading the line turns the
-// collector off and the server gives its memory back once idle. Below it,
-// doing so costs more than it saves: lines of 70 KiB took 8-26x the CPU of
-// 60 KiB ones when every line over the 64 KiB read buffer did.
-const bigLine = 1 << 20
-
-// idleRelease is how long the server waits, idle after a big line, before
-// it gives the memory that line needed back to the operating system.
-const idleRelease = time.Second
+	// killWait is how long a second signal waits for the line being
+	// written to end.
+	killWait = 2 * time.Second
+)
 
 func main() {
-	maxMessage := flag.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
-	verbose := flag.Bool("v", false, "log one line per request to standard error")
-	showVersion := flag.Bool("version", false, "print the version and exit")
-	flag.Usage = usage
-	flag.Parse()
-	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "mcp: unexpected argument %q\n", flag.Arg(0))
-		usage()
+	// First of all: until signal.Notify runs, SIGINT, SIGTERM and SIGHUP
+	// kill the process. What is left of that window is the Go runtime's
+	// own start-up, before main.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// A closed stdout or stderr then shows as a write error, not as death
+	// by SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
+
+	flags := flag.CommandLine
+	flags.Init("mcp", flag.ContinueOnError)
+	flags.SetOutput(io.Discard) // errors and usage are printed below
+	maxMessage := flags.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
+	verbose := flags.Bool("v", false, "log one line per request to standard error")
+	showVersion := flags.Bool("version", false, "print the version and exit")
+	err := flags.Parse(os.Args[1:])
+	switch {
+	case err == flag.ErrHelp:
+		usage(os.Stdout)
+		return
+	case err == nil && flags.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q", flags.Arg(0))
+	case err == nil && *maxMessage < 1:
+		err = errors.New("-max-message-bytes must be at least 1")
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	if *showVersion {
 		fmt.Println(versionLine())
 		return
 	}
-	if *maxMessage < 1 {
-		fmt.Fprintln(os.Stderr, "mcp: -max-message-bytes must be at least 1")
-		os.Exit(2)
-	}
 
 	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
+	s.sigs = sigs
 	if *verbose {
-		s.log = newLogger(os.Stderr)
+		s.log = newLogger(retryWriter{os.Stderr})
 	}
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go s.stopOnSignal(sig)
-	// A closed stdout or stderr then shows as a write error, not as death
-	// by SIGPIPE: the log drops its lines and goes on; run returns and
-	// main exits 1.
-	signal.Ignore(syscall.SIGPIPE)
+	code, why := exitStatus(s.run())
+	s.log.close("mcp: " + why + ": stopping")
+	os.Exit(code)
+}
 
-	err := s.run()
-	if errors.Is(err, errStopped) || err == nil {
-		// A signal's stop is logged by stopOnSignal, which exits.
-		s.log.close("mcp: end of input: stopping")
-		os.Exit(0)
+// exitStatus turns what run returned into the exit status and the reason
+// for stopping that the log ends with.
+func exitStatus(err error) (code int, why string) {
+	var stop stopError
+	switch {
+	case err == nil:
+		return 0, "end of input"
+	case !errors.As(err, &stop):
+		return 1, err.Error()
+	case stop.second != nil:
+		return 128 + int(stop.first.(syscall.Signal)), stop.Error()
 	}
-	// Standard output is gone or standard input failed: there is no one
-	// to tell on stdout, and stderr may be gone too.
-	s.log.close(fmt.Sprintf("mcp: %v: stopping", err))
-	os.Exit(1)
+	return 0, stop.Error()
 }
 
 // usage prints the help text: flags, methods and protocol versions.
-func usage() {
-	w := flag.CommandLine.Output()
+func usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: mcp [-max-message-bytes N] [-v]\n       mcp -version\n\n")
 	fmt.Fprintf(w, "An MCP server on stdin/stdout: newline-delimited JSON-RPC 2.0.\n\nFlags:\n")
+	flag.CommandLine.SetOutput(w)
 	flag.PrintDefaults()
-	fmt.Fprintf(w, "\nMethods: %s\n", strings.Join(methods, ", "))
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.name
+	}
+	fmt.Fprintf(w, "\nMethods: %s\n", strings.Join(names, ", "))
 	fmt.Fprintf(w, "Tools: add {a, b: number}, echo {text: string}\nResources: memo://welcome\n")
 	fmt.Fprintf(w, "Protocol versions: %s (stateless, server/discover); %s (initialize)\n",
 		modernVersion, strings.Join(legacyVersions, ", "))
@@ -180,8 +200,25 @@ func versionLine() string {
 
 // ==== The serve loop ====
 
-// errStopped is returned by run when a signal asked the server to stop.
-var errStopped = errors.New("stopped by signal")
+// stopError is what run returns when signals stopped it: the first stops
+// the server after the request in hand, with every reply owed written; a
+// second ends it at the end of the line being written, or once that has
+// taken killWait.
+type stopError struct {
+	first, second os.Signal
+}
+
+func (e stopError) Error() string {
+	if e.second == nil {
+		return e.first.String()
+	}
+	return e.first.String() + ", then " + e.second.String()
+}
+
+// errBrokenReply ends the session when a handler fails after part of its
+// reply was written: the line cannot be taken back, and anything after it
+// would be read as part of it.
+var errBrokenReply = errors.New("a handler failed in the middle of a written reply")
 
 // server is one stdio session: the input it reads, the scanner that reads
 // its lines, the writer that holds the replies it owes, and the scratch
@@ -190,167 +227,174 @@ type server struct {
 	in lineReader
 	scanner
 	writer
-	vals   [maxArgs][]byte // a tool call's argument values
-	broken bool            // part of a reply was written, then its handler failed
+	vals [][]byte // a tool call's argument values, see handleToolsCall
+	log  *logger  // nil unless -v
 
-	log *logger // nil unless -v
-
-	// mu is held by run except while it waits for input, so a signal
-	// handler that takes it knows no reply is half-made and all owed
-	// replies are written.
-	mu    sync.Mutex
-	stop  atomic.Bool // set by a signal: finish the request in hand, then stop
-	idle  atomic.Bool // run is waiting for input
-	armed atomic.Bool // a release of memory is scheduled
+	r    io.Reader
+	w    io.Writer
+	io   stdio
+	sigs <-chan os.Signal // nil when nothing sends signals (tests)
+	stop stopError        // the signals received so far
+	kill <-chan time.Time // after a second signal: when to stop mid-line
 }
 
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
-	s := &server{writer: writer{dst: w, buf: make([]byte, 0, flushSize)}}
-	s.in = lineReader{r: r, buf: make([]byte, readSize), max: maxMessage}
+	s := &server{r: r, w: w}
+	s.in = lineReader{buf: make([]byte, readSize), max: maxMessage}
+	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
 	return s
 }
 
-// serve answers every request read from r on w until r ends. It is the
-// whole server without flags or signals, for tests and fuzzing.
-func serve(r io.Reader, w io.Writer) error {
-	return newServer(r, w, defaultMaxMessage).run()
-}
-
-// errBrokenReply ends the session when a handler fails after part of its
-// reply was written: the line cannot be taken back, and anything after it
-// would be read as part of it.
-var errBrokenReply = errors.New("a handler failed in the middle of a written reply")
-
-// run serves until input ends (nil), a signal stops it (errStopped), or
-// reading or writing fails. Every reply owed is written before it returns.
+// run serves until input ends (nil), a signal stops it (a stopError), or
+// reading or writing fails. Every reply owed is written before it
+// returns, but after a second signal.
 func (s *server) run() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.in.restoreGC()
+	s.io = startIO(s.r, s.w)
+	defer close(s.io.calls)
+	defer s.in.release() // if run ends inside a big line
 	for {
 		line, tooLong, ok := s.in.next()
 		if !ok {
-			if s.in.err != nil {
-				if err := s.flush(); err != nil {
-					return err
+			// No whole line is buffered: write what is owed, so an
+			// interactive client gets each reply at once while pipelined
+			// requests are answered in batches, then read more.
+			if err := s.flush(); err != nil || s.in.err != nil {
+				if err == nil && s.in.err != io.EOF {
+					err = s.in.err
 				}
-				if s.in.err == io.EOF {
-					return nil
-				}
-				return s.in.err
-			}
-			if err := s.wait(); err != nil {
 				return err
 			}
+			s.io.calls <- ioCall{p: s.in.space()}
+			res, ok := s.await(false)
+			if !ok {
+				return s.stop
+			}
+			s.in.filled(res.n, res.err)
 			continue
 		}
 		s.answer(line, tooLong)
+		if s.in.held > 0 {
+			s.letGo()
+		}
+		for len(s.sigs) > 0 { // only run receives: this cannot block
+			s.signaled(<-s.sigs)
+		}
 		switch {
-		case s.broken:
-			return errBrokenReply // the rest of that reply is not written
 		case s.err != nil:
 			return s.err
+		case s.stop.first != nil:
+			if err := s.flush(); err != nil {
+				return err
+			}
+			return s.stop
 		case len(s.buf) >= flushSize:
-			if err := s.flush(); err != nil {
-				return err
-			}
-		}
-		if s.stop.Load() {
-			if err := s.flush(); err != nil {
-				return err
-			}
-			return errStopped
+			s.flush()
 		}
 	}
 }
 
-// wait is called when no whole line is buffered. It writes what is owed,
-// so an interactive client gets each reply at once while pipelined
-// requests are answered in batches, then reads more input with mu
-// released, so a signal can stop the server while it waits.
-func (s *server) wait() error {
-	if err := s.flush(); err != nil {
-		return err
-	}
-	s.in.restoreGC()
-	if s.in.big {
-		s.shrink()
-	}
-	s.mu.Unlock()
-	s.idle.Store(true)
-	s.in.fill()
-	s.idle.Store(false)
-	s.mu.Lock()
-	if s.stop.Load() {
-		return errStopped
+// letGo is called once a big line is answered: it writes the reply, turns
+// the collector back on and gives the memory the line took back to the
+// operating system, at once: an idle process runs no collection of its
+// own, and would otherwise keep a huge request's memory (this costs about
+// 1 ms after a 16 MiB line, 5 ms after a 64 MiB one).
+func (s *server) letGo() {
+	s.flush()
+	s.in.release()
+	s.line, s.stack = nil, nesting{} // the line, and the bit stack of a deep one
+	debug.FreeOSMemory()
+}
+
+// write is the writer's output: it writes all of p. After a second signal
+// it stops the server (returns s.stop) as soon as what was written ends
+// with a whole line, or when that takes longer than killWait.
+func (s *server) write(p []byte) error {
+	s.io.calls <- ioCall{p: p, write: true}
+	res, ok := s.await(true)
+	switch {
+	case !ok:
+		return s.stop
+	case res.err != nil:
+		return res.err
+	case s.stop.second != nil && p[len(p)-1] == '\n':
+		return s.stop
 	}
 	return nil
 }
 
-// shrink lets go of the buffers a big line grew and, once the server has
-// been idle for idleRelease, gives their memory back to the operating
-// system: an idle process runs no collection of its own, and would
-// otherwise keep a huge request's memory for good.
-func (s *server) shrink() {
-	s.in.big = false
-	s.scanner.shrink()
-	s.writer.shrink()
-	if s.armed.CompareAndSwap(false, true) {
-		time.AfterFunc(idleRelease, s.release)
-	}
-}
-
-// release returns free memory to the operating system if the server is
-// still waiting for input, or tries again later.
-func (s *server) release() {
-	if !s.idle.Load() {
-		time.AfterFunc(idleRelease, s.release)
-		return
-	}
-	debug.FreeOSMemory()
-	s.armed.Store(false)
-}
-
-// stopOnSignal implements graceful stop: on the first signal, wait for the
-// request in hand, write what is owed and exit 0. It exits the process
-// itself because run may be blocked in a read of stdin, which nothing can
-// interrupt. A second signal exits sooner, but at the end of a line.
-func (s *server) stopOnSignal(sig <-chan os.Signal) {
-	first := <-sig
-	s.stop.Store(true)
-	go func() {
-		<-sig
-		s.exitAtLineEnd(128 + int(first.(syscall.Signal)))
-	}()
-	s.mu.Lock() // run is waiting for input or has finished a request
-	code := 0
-	if s.flush() != nil {
-		code = 1
-	}
-	s.log.close(fmt.Sprintf("mcp: %v: stopping", first))
-	os.Exit(code)
-}
-
-// exitAtLineEnd exits with code once what was written to stdout ends with
-// a whole line, so the client never reads half a message; if the line in
-// hand is not done within 2 s (a client that stopped reading), it exits
-// anyway. The write lock is held while exiting, so no write can start.
-func (s *server) exitAtLineEnd(code int) {
-	deadline := time.Now().Add(2 * time.Second)
+// await waits for the read or write in flight, noting signals as they
+// come, and reports false when the server must stop without waiting for
+// it: on any signal during a read (nothing is owed then), and once a
+// second signal's killWait has passed during a write.
+func (s *server) await(writing bool) (ioResult, bool) {
 	for {
-		if s.writing.TryLock() {
-			if !s.lineOpen {
-				os.Exit(code)
+		select {
+		case res := <-s.io.done:
+			return res, true
+		case sig := <-s.sigs:
+			s.signaled(sig)
+			if !writing {
+				return ioResult{}, false
 			}
-			s.writing.Unlock()
+		case <-s.kill:
+			return ioResult{}, false
 		}
-		if time.Now().After(deadline) {
-			os.Exit(code)
-		}
-		time.Sleep(time.Millisecond)
 	}
+}
+
+// signaled records a signal: the first asks the server to stop after the
+// request in hand, the second to stop within killWait.
+func (s *server) signaled(sig os.Signal) {
+	switch {
+	case s.stop.first == nil:
+		s.stop.first = sig
+	case s.stop.second == nil:
+		s.stop.second = sig
+		s.kill = time.After(killWait)
+	}
+}
+
+// stdio does a server's blocking reads and writes on a goroutine of its
+// own, one at a time, so that run can wait for each together with the
+// signals: nothing can interrupt a read of a pipe that stays silent or a
+// write to one that nobody reads, and the server must still stop. Calls
+// takes the read or write to do, and done gives its result; done has room
+// for one, so a call that run gave up on cannot keep the goroutine from
+// ending once calls is closed.
+type stdio struct {
+	calls chan ioCall
+	done  chan ioResult
+}
+
+// ioCall is a read into p, or a write of all of p.
+type ioCall struct {
+	p     []byte
+	write bool
+}
+
+// ioResult is what a read or write returned.
+type ioResult struct {
+	n   int
+	err error
+}
+
+// startIO starts the goroutine that reads r and writes w.
+func startIO(r io.Reader, w io.Writer) stdio {
+	c := stdio{calls: make(chan ioCall), done: make(chan ioResult, 1)}
+	go func() {
+		for call := range c.calls {
+			var res ioResult
+			if call.write {
+				res.n, res.err = w.Write(call.p)
+			} else {
+				res.n, res.err = r.Read(call.p)
+			}
+			c.done <- res
+		}
+	}()
+	return c
 }
 
 // ==== Reading lines ====
@@ -358,28 +402,26 @@ func (s *server) exitAtLineEnd(code int) {
 // lineReader splits input into lines without a length limit of its own:
 // a line that fits in buf is returned in place; a longer one is collected
 // in pieces and joined once; one longer than max is dropped piece by piece
-// as it is read, so its size never shows in memory.
+// as it is read, so its size never shows in memory. It does no I/O: space
+// says where the next read goes, filled what it brought.
 type lineReader struct {
-	r          io.Reader
 	buf        []byte // buf[start:end] is read but not yet returned
 	start, end int
 	max        int
 	err        error // from the last read; io.EOF at the end of input
 	started    bool  // the first line was returned (a BOM can only lead it)
 
-	pieces    [][]byte // earlier parts of a line longer than buf
-	size      int      // bytes in pieces
-	discard   bool     // the current line is over max: drop it up to '\n'
-	gcOff     bool     // collection is off while a big line is read and answered
-	gcPercent int      // the setting to restore after, see restoreGC
-	big       bool     // a line of bigLine bytes or more was read
+	pieces  [][]byte // earlier parts of a line longer than buf
+	size    int      // bytes in pieces
+	discard bool     // the current line is over max: drop it up to '\n'
+	held    int      // bytes counted in bigLines, see holdBigLine
 }
 
 // bom is the UTF-8 byte order mark, ignored at the very start of input.
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // next returns the next line without its "\n" or "\r\n", if a whole one
-// is buffered; ok is false when fill must be called first (or, with err
+// is buffered; ok is false when more must be read first (or, with err
 // set, when input has ended). tooLong reports a line over the limit, whose
 // bytes are gone. At the end of input a last line without "\n" is
 // returned before ok turns false; after a failed read it is not.
@@ -390,73 +432,62 @@ func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
 		line, tooLong = lr.finish(data[:i])
 		return line, tooLong, true
 	}
-	if lr.err != nil {
-		lr.start = lr.end
-		if lr.err != io.EOF || (len(data) == 0 && len(lr.pieces) == 0 && !lr.discard) {
-			// Nothing left, or a failed read: what came before the
-			// failure is not known to be a whole message.
-			return nil, false, false
-		}
-		line, tooLong = lr.finish(data)
-		return line, tooLong, true
+	if lr.err != io.EOF || len(data) == 0 && len(lr.pieces) == 0 && !lr.discard {
+		// More to read, nothing left, or a failed read: what came before
+		// the failure is not known to be a whole message.
+		return nil, false, false
 	}
-	return nil, false, false
+	lr.start = lr.end
+	line, tooLong = lr.finish(data)
+	return line, tooLong, true
 }
 
-// fill reads once from the input, making room first: the start of a
-// line goes to the front of the buffer, so each read can take what a
-// pipe holds (64 KiB) rather than what is left at the end.
-func (lr *lineReader) fill() {
+// space makes room for a read and returns where it goes: the start of a
+// line moves to the front of buf, so each read can take what a pipe holds
+// (64 KiB) rather than what is left at the end; a buf that one line fills
+// is kept as a piece of it, or reused if the line is over the limit.
+func (lr *lineReader) space() []byte {
 	if lr.start > 0 {
 		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
 		lr.start = 0
 	}
 	if lr.end == len(lr.buf) {
-		// The whole buffer is part of one line: keep it and read on into
-		// a new one, or reuse it if the line is over the limit.
 		lr.keep(lr.buf)
 		if !lr.discard {
-			lr.buf = make([]byte, len(lr.buf))
+			lr.buf = make([]byte, readSize)
 		}
 		lr.end = 0
 	}
-	n, err := lr.r.Read(lr.buf[lr.end:])
-	lr.end += n
-	if err != nil {
-		lr.err = err
-	}
+	return lr.buf[lr.end:]
 }
 
-// keep holds on to part of a long line, or drops it once the line is known
-// to be over the limit.
+// filled records a read into space of n bytes that returned err.
+func (lr *lineReader) filled(n int, err error) {
+	lr.end += n
+	lr.err = err
+}
+
+// keep holds on to part of a long line, or drops them all once the line
+// is known to be over the limit.
 func (lr *lineReader) keep(piece []byte) {
 	if lr.discard {
 		return
 	}
 	lr.pieces = append(lr.pieces, piece)
 	lr.size += len(piece)
-	if lr.size >= bigLine && !lr.gcOff {
-		// Reading and answering a big line makes little garbage, only
-		// pieces that are all still needed: a collection then would find
-		// next to nothing, and its mark workers would take the second
-		// core from the client for tens of milliseconds (a 16 MiB echo
-		// through pipes took 61-93 ms with it on, 36-37 ms with it off,
-		// medians of 9). The collector comes back once the line is
-		// answered, in restoreGC.
-		lr.gcPercent, lr.gcOff = debug.SetGCPercent(-1), true
+	if lr.size >= bigLine {
+		holdBigLine(lr.size - lr.held)
+		lr.held = lr.size
 	}
 	if lr.size-1 > lr.max { // -1: the line may end in "\r\n"
 		lr.pieces, lr.size, lr.discard = nil, 0, true
 	}
 }
 
-// restoreGC turns collection back on once a big line has been read and
-// answered, unless the next line is already a long one.
-func (lr *lineReader) restoreGC() {
-	if lr.gcOff && len(lr.pieces) == 0 && !lr.discard {
-		debug.SetGCPercent(lr.gcPercent)
-		lr.gcOff = false
-	}
+// release gives back what a big line held in bigLines.
+func (lr *lineReader) release() {
+	holdBigLine(-lr.held)
+	lr.held = 0
 }
 
 // finish completes a line whose last part is tail.
@@ -471,9 +502,6 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 	n := lr.size + len(tail)
 	if cr {
 		n-- // the limit is on the message, not its line ending
-	}
-	if lr.size >= bigLine || lr.discard {
-		lr.big = true // the server gives the memory back once idle
 	}
 	if lr.discard || n > lr.max {
 		lr.pieces, lr.size, lr.discard = nil, 0, false
@@ -495,6 +523,55 @@ func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
 		line = bytes.TrimPrefix(line, bom)
 	}
 	return line, false
+}
+
+// bigLine is the line length from which the collector policy below
+// applies, and the memory a line took is given back once it is answered.
+// Below it, doing so costs more than it saves.
+const bigLine = 1 << 20
+
+// bigLines is the collector policy for big lines. While any server holds
+// one, being read or answered, collection is off: it would find next to
+// nothing, only pieces of the line that are still needed, and its workers
+// would take the second core from the client writing or reading the line
+// (a 16 MiB echo through pipes took 84-144 ms with it on, 50-62 ms with it
+// off, medians of 9 spawns on the development machine). A memory limit
+// of twice the bytes held plus bigLineSlack stands in for it, so that
+// whatever else answering them allocates (log lines, decoded names) is
+// collected before memory passes that. debug.SetGCPercent and
+// SetMemoryLimit act on the whole process, so the state is kept here,
+// once, whatever the number of servers: the first line in saves the
+// settings, the last one out restores them.
+var bigLines struct {
+	sync.Mutex
+	held    int   // bytes of big lines held, over all servers
+	percent int   // the GC percent to restore
+	limit   int64 // the memory limit to restore
+}
+
+// bigLineSlack is the memory a big line's limit allows beyond twice its
+// bytes: room for the rest of the process (buffers, the scan's notes,
+// the log's queue) without collecting all the time.
+const bigLineSlack = 8 << 20
+
+// holdBigLine adds n bytes, or takes them away if n is negative, to the
+// big lines held.
+func holdBigLine(n int) {
+	b := &bigLines
+	b.Lock()
+	defer b.Unlock()
+	if n == 0 {
+		return
+	}
+	if b.held == 0 {
+		b.percent, b.limit = debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	}
+	if b.held += n; b.held > 0 {
+		debug.SetMemoryLimit(min(b.limit, int64(2*b.held+bigLineSlack)))
+		return
+	}
+	debug.SetGCPercent(b.percent)
+	debug.SetMemoryLimit(b.limit)
 }
 
 // ==== Standard I/O and the log ====
@@ -544,31 +621,36 @@ func (w retryWriter) Write(p []byte) (int, error) {
 const maxBackoff = 20 * time.Millisecond
 
 // logger writes diagnostic lines to standard error from its own goroutine,
-// dropping lines when that falls behind so the protocol never waits on it.
-// What it holds is bounded in bytes, whatever the client sends.
+// so the protocol never waits on it: a line that finds the queue full is
+// dropped and counted, and the count is written before the next line that
+// gets out. What it holds is bounded: maxLogLines lines of at most
+// maxLogLine bytes, whatever the client sends.
 type logger struct {
 	lines   chan string
+	dropped atomic.Int64 // lines dropped and not yet counted in the log
+	hurry   atomic.Bool  // close is out of patience: count queued lines, do not write them
+	last    string       // the reason for stopping, written after everything else
 	done    chan struct{}
-	queued  atomic.Int64 // bytes in lines
-	dropped atomic.Int64 // lines dropped since the last one written
-
-	mu     sync.Mutex // main and a signal handler may both log and close
-	closed bool
-	last   string // the reason for stopping, written after everything else
+	scratch []byte // where the serve loop formats a line
+	text    []byte // a string id, decoded
 }
 
-// maxLogQueue is the most log text waiting for a slow stderr, in bytes.
-const maxLogQueue = 1 << 20
+// The log's bounds, and how long close waits for a slow stderr.
+const (
+	maxLogLines = 1024
+	maxLogLine  = 1024
+	logPatience = 500 * time.Millisecond
+)
 
 // newLogger starts a logger writing to w.
 func newLogger(w io.Writer) *logger {
-	l := &logger{lines: make(chan string, 1024), done: make(chan struct{})}
+	l := &logger{lines: make(chan string, maxLogLines), done: make(chan struct{})}
 	go l.write(w)
 	return l
 }
 
-// write is the logger's goroutine. After a failed write it only drains
-// the queue, so that printf never blocks.
+// write is the logger's goroutine. After a failed write, stderr is gone:
+// it writes nothing more.
 func (l *logger) write(w io.Writer) {
 	defer close(l.done)
 	var err error
@@ -581,57 +663,122 @@ func (l *logger) write(w io.Writer) {
 		}
 	}
 	for line := range l.lines {
-		l.queued.Add(-int64(len(line)))
+		if l.hurry.Load() {
+			l.dropped.Add(1)
+			continue
+		}
 		put(line)
 	}
 	put(l.last)
 }
 
-// printf queues one line, or drops it if the queue is full.
-func (l *logger) printf(format string, args ...any) {
-	if l == nil {
+// request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
+// `error CODE` for ok; and for a line that never became a request (method
+// nil), `mcp: - id=ID error CODE`. A nil logger costs nothing.
+func (l *logger) request(method, id []byte, start time.Time, code int) {
+	if l == nil || l.full() {
 		return
 	}
-	line := fmt.Sprintf(format+"\n", args...)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed || l.queued.Load()+int64(len(line)) > maxLogQueue {
-		l.dropped.Add(1)
-		return
+	b := append(l.scratch[:0], "mcp: "...)
+	if method == nil {
+		b = append(b, '-')
+	} else {
+		b = appendLogText(b, method)
+	}
+	b = append(b, " id="...)
+	switch {
+	case id == nil:
+		b = append(b, "null"...)
+	case id[0] == '"' && len(id) <= maxLookup:
+		l.text = unquote(l.text[:0], id[1:len(id)-1])
+		b = appendLogText(b, l.text)
+	case id[0] == '"': // too long to be worth decoding
+		b = appendLogText(b, id[1:len(id)-1])
+	default:
+		b = appendCut(append(b, id[:min(len(id), maxLogField)]...), id)
+	}
+	if method != nil {
+		b = append(append(b, ' '), time.Since(start).String()...)
+	}
+	if code == 0 {
+		b = append(b, " ok"...)
+	} else {
+		b = strconv.AppendInt(append(b, " error "...), int64(code), 10)
+	}
+	l.add(b)
+	l.scratch = b[:0]
+}
+
+// printf logs a line of its own. Its arguments are made before the call,
+// so callers check for a nil logger first.
+func (l *logger) printf(format string, a ...any) {
+	if !l.full() {
+		l.add(fmt.Appendf(nil, format, a...))
+	}
+}
+
+// maxLogField is the most bytes of a client's text that a log line shows.
+const maxLogField = 100
+
+// appendLogText appends client text for the log, quoted Go-style, so that
+// control characters and newlines cannot forge lines or reach the
+// terminal raw, and cut after maxLogField bytes (see appendCut).
+func appendLogText(b, text []byte) []byte {
+	return appendCut(strconv.AppendQuote(b, string(text[:min(len(text), maxLogField)])), text)
+}
+
+// appendCut says, after the start of text that b ends with, how long
+// text is, if it was cut: "...1048576 bytes".
+func appendCut(b, text []byte) []byte {
+	if len(text) <= maxLogField {
+		return b
+	}
+	return append(strconv.AppendInt(append(b, "..."...), int64(len(text)), 10), " bytes"...)
+}
+
+// full reports whether a line would be dropped now; checking it first
+// saves formatting the line.
+func (l *logger) full() bool {
+	if len(l.lines) < cap(l.lines) {
+		return false
+	}
+	l.dropped.Add(1)
+	return true
+}
+
+// add queues one line, without its newline, or drops and counts it. It is
+// only called by the serve loop.
+func (l *logger) add(line []byte) {
+	if len(line) > maxLogLine {
+		line = append(line[:maxLogLine-3], "..."...)
 	}
 	select {
-	case l.lines <- line:
-		l.queued.Add(int64(len(line)))
+	case l.lines <- string(append(line, '\n')):
 	default:
 		l.dropped.Add(1)
 	}
 }
 
-// close ends the log with last, the reason for stopping, which is written
-// after every line still queued. If stderr is too slow to take them, the
-// queued lines are dropped so that last still gets out; if it takes
-// nothing at all, close gives up after a moment.
+// close ends the log with last, the reason for stopping, written after
+// every line still queued and the count of those dropped. If stderr has
+// not taken them within logPatience, the queued lines are counted as
+// dropped instead of written, so the count and last still get out; if
+// stderr takes nothing for logPatience more, close gives up, and they are
+// lost.
 func (l *logger) close(last string) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		l.last = last + "\n"
-		close(l.lines)
-	}
-	l.mu.Unlock()
+	l.last = last + "\n"
+	close(l.lines)
 	select {
 	case <-l.done:
 		return
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(logPatience):
 	}
-	for range l.lines {
-		l.dropped.Add(1)
-	}
+	l.hurry.Store(true)
 	select {
 	case <-l.done:
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(logPatience):
 	}
 }

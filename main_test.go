@@ -160,6 +160,12 @@ func clip(s string, n int) string {
 	return s
 }
 
+// serve answers every request read from r on w until r ends: the whole
+// server without flags or signals.
+func serve(r io.Reader, w io.Writer) error {
+	return newServer(r, w, defaultMaxMessage).run()
+}
+
 // serveString runs the serve loop in-process on input.
 func serveString(t testing.TB, input string) string {
 	t.Helper()
@@ -377,7 +383,10 @@ func FuzzNumber(f *testing.F) {
 		}
 		want, _ := r.Float64()
 		if r.Sign() == 0 || want == 0 {
-			want = math.Copysign(0, boolSign(neg))
+			want = 0
+			if neg {
+				want = math.Copysign(0, -1)
+			}
 		}
 		if got := parseNumber([]byte(lit)); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("parseNumber(%s) = %v, want %v", clip(lit, 200), got, want)
@@ -520,7 +529,7 @@ func TestStringEncoding(t *testing.T) {
 // string, as JSON.stringify would write the string it denotes.
 func encodeString(lit []byte) []byte {
 	var out bytes.Buffer
-	w := writer{dst: &out}
+	w := writer{out: func(p []byte) error { _, err := out.Write(p); return err }}
 	w.appendString(lit)
 	w.flush()
 	return out.Bytes()
@@ -645,45 +654,40 @@ func FuzzJSON(f *testing.F) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatalf("encoding/json: %v", err)
 		}
-		got := walkJSON(t, s, input[i:end])
+		got := walkJSON(t, s, input[i:end], i)
 		if !equalJSON(got, want) {
 			t.Fatalf("value differs for %q:\nours: %#v\nstd:  %#v", input, got, want)
 		}
 	})
 }
 
-// walkJSON reads a valid JSON value with s.fields, s.nextElement and
-// unquote, the way the handlers do, into encoding/json's generic form, and
-// checks each string's encoding on the way.
-func walkJSON(t *testing.T, s *server, v []byte) any {
+// walkJSON reads v, a valid JSON value at offset at of the line s last
+// scanned, with s.walk, s.next, s.nextElement and unquote, the way the
+// handlers do, into encoding/json's generic form, and checks each
+// string's encoding on the way.
+func walkJSON(t *testing.T, s *server, v []byte, at int) any {
 	switch v[0] {
 	case '{':
 		m := map[string]any{}
-		for f := s.fields(v); ; {
-			key, name, val, ok := s.next(&f)
-			if !ok {
-				return m
+		for w := s.walk(at); s.next(&w); {
+			name := string(w.name)
+			k := walkJSON(t, s, w.key, -1).(string)
+			want := string(unquote(nil, w.key[1:len(w.key)-1]))
+			if len(w.key) > maxLookup {
+				want = string(w.key[1 : len(w.key)-1]) // too long to match a name: not decoded
 			}
-			k := walkJSON(t, s, key).(string)
-			got := string(unquote(nil, key[1:len(key)-1]))
-			if len(key) > maxLookup && hasBackslash(key) {
-				got = string(key) // too long to match a name: not decoded
+			if name != want {
+				t.Fatalf("next gave the name %q for the key %s, want %q", name, w.key, want)
 			}
-			if string(name) != got {
-				t.Fatalf("next gave the name %q for the key %s, want %q", name, key, got)
-			}
-			m[k] = walkJSON(t, s, val)
+			m[k] = walkJSON(t, s, w.val, w.at)
 		}
+		return m
 	case '[':
 		a := []any{}
-		for i := 1; ; {
-			elem, next := s.nextElement(v, i)
-			if next < 0 {
-				return a
-			}
-			i = next
-			a = append(a, walkJSON(t, s, elem))
+		for w := s.walk(at); s.nextElement(&w); {
+			a = append(a, walkJSON(t, s, w.val, w.at))
 		}
+		return a
 	case '"':
 		text := unquote(nil, v[1:len(v)-1])
 		if !utf8.Valid(text) {
@@ -1456,7 +1460,7 @@ func TestREADME(t *testing.T) {
 			t.Errorf("README names make %s, which the Makefile lacks", m[1])
 		}
 	}
-	_, help := runBinary(t, nil, "-h")
+	help, _ := runBinary(t, nil, "-h")
 	notOurs := []string{"-update", "-count", "-run", "-bench", "-benchmem", "-fuzz", "-fuzztime", "-short", "-trimpath", "-ldflags", "-buildvcs", "-cli", "-scope", "-debug"}
 	for _, m := range regexp.MustCompile("`(-[a-z][a-z-]*)").FindAllStringSubmatch(text, -1) {
 		if !slices.Contains(notOurs, m[1]) && !regexp.MustCompile(`(?m)^  `+m[1]+`\s`).Match(help) {
@@ -1475,15 +1479,24 @@ func TestREADME(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|").FindAllStringSubmatch(served, -1) {
 		table = append(table, m[1])
 	}
-	if want := slices.Sorted(slices.Values(methods)); !slices.Equal(slices.Sorted(slices.Values(table)), want) {
+	if want := slices.Sorted(slices.Values(methodNames())); !slices.Equal(slices.Sorted(slices.Values(table)), want) {
 		t.Errorf("README's method table lists %v; dispatch serves %v", table, want)
 	}
+}
+
+// methodNames lists the method table's names.
+func methodNames() []string {
+	var names []string
+	for _, m := range methods {
+		names = append(names, m.name)
+	}
+	return names
 }
 
 // TestFlags: -h lists every flag, the methods and the protocol versions,
 // and a stray argument is a usage error.
 func TestFlags(t *testing.T) {
-	_, help := runBinary(t, nil, "-h")
+	help, _ := runBinary(t, nil, "-h")
 	for _, want := range []string{"-max-message-bytes", "-v", "-version", "tools/call", "server/discover", "resources/templates/list", modernVersion, "2024-11-05"} {
 		if !strings.Contains(string(help), want) {
 			t.Errorf("-h does not mention %q:\n%s", want, help)
@@ -1809,14 +1822,14 @@ func TestLinesJustOverReadBuffer(t *testing.T) {
 // handler (in the era that has it), and no other method does.
 func TestMethodsDispatch(t *testing.T) {
 	modernMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	for _, m := range append(slices.Clone(methods), "tools/cal", "nope") {
+	for _, m := range append(methodNames(), "tools/cal", "nope") {
 		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome"}`
 		if m == "server/discover" {
 			params = `{` + modernMeta + `}`
 		}
 		got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`+"\n")
 		found := !strings.Contains(got, `"code":-32601`)
-		if found != slices.Contains(methods, m) {
+		if found != slices.Contains(methodNames(), m) {
 			t.Errorf("%s: %s", m, got)
 		}
 	}

@@ -46,7 +46,8 @@ func findResource(uri []byte) *resource {
 // appendResourceList appends `"resources":[...]`, the body of a
 // resources/list result.
 func appendResourceList(dst []byte) []byte {
-	return appendArrayMember(dst, "resources", len(resources), func(dst []byte, i int) []byte {
+	dst = append(dst, `"resources":`...)
+	return appendArray(dst, len(resources), func(dst []byte, i int) []byte {
 		r := resources[i]
 		dst = append(dst, '{')
 		dst = appendStringMembers(dst, "uri", r.uri, "name", r.name, "mimeType", r.mimeType)

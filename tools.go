@@ -4,9 +4,6 @@
 
 package main
 
-// maxArgs is the most arguments any tool takes.
-const maxArgs = 2
-
 // tool is one entry of the catalogue. Every argument is required and no
 // other is allowed, which is what its inputSchema says.
 type tool struct {
@@ -140,12 +137,13 @@ func jsonType(v []byte) string {
 
 // appendToolList appends `"tools":[...]`, the body of a tools/list result.
 func appendToolList(dst []byte) []byte {
-	return appendArrayMember(dst, "tools", len(tools), func(dst []byte, i int) []byte {
+	dst = append(dst, `"tools":`...)
+	return appendArray(dst, len(tools), func(dst []byte, i int) []byte {
 		t := tools[i]
 		dst = append(dst, '{')
 		dst = appendStringMembers(dst, "name", t.name, "description", t.description)
 		dst = append(dst, `,"inputSchema":{"type":"object","properties":{`...)
-		var names []string
+		names := make([]string, len(t.args))
 		for j, a := range t.args {
 			if j > 0 {
 				dst = append(dst, ',')
@@ -154,7 +152,7 @@ func appendToolList(dst []byte) []byte {
 			dst = append(dst, ":{"...)
 			dst = appendStringMembers(dst, "type", a.kind)
 			dst = append(dst, '}')
-			names = append(names, a.name)
+			names[j] = a.name
 		}
 		dst = append(dst, `},"required":`...)
 		dst = appendStringArray(dst, names)
