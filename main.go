@@ -19,8 +19,8 @@
 // _meta), choosing per request.
 //
 // Every byte it writes is what JavaScript's JSON.stringify would write for
-// the same reply, numbers included, with one exception: a numeric request
-// id comes back with the digits it was sent with (1e3 stays 1e3).
+// the same reply, numbers included, but for numeric request ids, which
+// come back with the digits they were sent with (1e3 stays 1e3).
 //
 // The flags are:
 //
@@ -43,14 +43,13 @@
 // If standard output is closed it exits 1.
 package main
 
-// This file is the command, in four parts: main, the one place that
-// decides the exit status and the last log line; the serve loop (server,
-// run), which waits for its input and output together with the signals;
-// reading lines and the collector policy for big ones; and standard I/O
-// that waits out EAGAIN, and the -v logger. The messages themselves are
-// handled in handlers.go.
+// This file is the command: main, which decides the exit status and the
+// last log line; the serve loop, reading lines, and what stops it; the
+// collector policy for big lines; standard I/O that waits out EAGAIN, and
+// the -v logger. Messages are handled in handlers.go.
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -59,6 +58,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,32 +74,24 @@ var commit string
 
 const (
 	// defaultMaxMessage is the longest line served when -max-message-bytes
-	// is not given: far above any real MCP message, far below the
-	// machine's memory.
+	// is not given: far above any real MCP message, far below memory.
 	defaultMaxMessage = 64 << 20
-
-	// readSize is the size of each read from standard input. A pipe holds
-	// 64 KiB on Linux, so a larger read would rarely fill.
+	// readSize is the input buffer's size, in which lines are read in
+	// place: a pipe holds 64 KiB on Linux, so a read seldom brings more.
 	readSize = 64 << 10
-
 	// flushSize is how much output may wait for more replies before it is
-	// written anyway. A longer reply (a batch, a long echo) is written in
-	// pieces of about this size as it is made.
+	// written anyway; a longer reply is written in pieces of about this.
 	flushSize = 256 << 10
-
-	// killWait is how long a second signal waits for the line being
-	// written to end.
+	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
 )
 
 func main() {
-	// First of all: until signal.Notify runs, SIGINT, SIGTERM and SIGHUP
-	// kill the process. What is left of that window is the Go runtime's
-	// own start-up, before main.
+	// First: until signal.Notify, SIGINT, SIGTERM and SIGHUP kill the
+	// process (what is left of that window is the Go runtime's start-up).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	// A closed stdout or stderr then shows as a write error, not as death
-	// by SIGPIPE.
+	// A closed stdout or stderr is then a write error, not death by SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
 
 	flags := flag.CommandLine
@@ -129,42 +121,46 @@ func main() {
 	}
 
 	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
-	s.sigs = sigs
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
 	}
-	code, why := exitStatus(s.run())
+	err = serveUntilStopped(s, sigs)
+	var stop stopError
+	code, why := 0, "end of input"
+	switch {
+	case errors.As(err, &stop) && stop.second != nil:
+		code, why = 128+int(stop.first.(syscall.Signal)), stop.Error()
+	case errors.As(err, &stop):
+		why = stop.Error()
+	case err != nil:
+		code, why = 1, err.Error()
+	}
 	s.log.close("mcp: " + why + ": stopping")
 	os.Exit(code)
 }
 
-// exitStatus turns what run returned into the exit status and the reason
-// for stopping that the log ends with.
-func exitStatus(err error) (code int, why string) {
-	var stop stopError
-	switch {
-	case err == nil:
-		return 0, "end of input"
-	case !errors.As(err, &stop):
-		return 1, err.Error()
-	case stop.second != nil:
-		return 128 + int(stop.first.(syscall.Signal)), stop.Error()
-	}
-	return 0, stop.Error()
-}
-
-// usage prints the help text: flags, methods and protocol versions.
+// usage prints the help text: flags, methods, tools, resources and
+// protocol versions, from the tables that define them.
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: mcp [-max-message-bytes N] [-v]\n       mcp -version\n\n")
 	fmt.Fprintf(w, "An MCP server on stdin/stdout: newline-delimited JSON-RPC 2.0.\n\nFlags:\n")
 	flag.CommandLine.SetOutput(w)
 	flag.PrintDefaults()
-	names := make([]string, len(methods))
-	for i, m := range methods {
-		names[i] = m.name
+	var names, toolList, uris []string
+	for _, m := range methods {
+		names = append(names, m.name)
 	}
-	fmt.Fprintf(w, "\nMethods: %s\n", strings.Join(names, ", "))
-	fmt.Fprintf(w, "Tools: add {a, b: number}, echo {text: string}\nResources: memo://welcome\n")
+	for _, t := range tools {
+		var args []string
+		for _, a := range t.args {
+			args = append(args, a.name+": "+a.kind)
+		}
+		toolList = append(toolList, t.name+" {"+strings.Join(args, ", ")+"}")
+	}
+	for _, r := range resources {
+		uris = append(uris, r.uri)
+	}
+	fmt.Fprintf(w, "\nMethods: %s\nTools: %s\nResources: %s\n", strings.Join(names, ", "), strings.Join(toolList, ", "), strings.Join(uris, ", "))
 	fmt.Fprintf(w, "Protocol versions: %s (stateless, server/discover); %s (initialize)\n",
 		modernVersion, strings.Join(legacyVersions, ", "))
 }
@@ -176,18 +172,13 @@ func usage(w io.Writer) {
 func versionLine() string {
 	c := commit
 	if bi, ok := debug.ReadBuildInfo(); ok && c == "" {
-		var rev, modified string
+		vcs := map[string]string{}
 		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
+			vcs[s.Key] = s.Value
 		}
-		if len(rev) >= 7 {
+		if rev := vcs["vcs.revision"]; len(rev) >= 7 {
 			c = rev[:7]
-			if modified == "true" {
+			if vcs["vcs.modified"] == "true" {
 				c += "-dirty"
 			}
 		}
@@ -200,10 +191,45 @@ func versionLine() string {
 
 // ==== The serve loop ====
 
-// stopError is what run returns when signals stopped it: the first stops
-// the server after the request in hand, with every reply owed written; a
-// second ends it at the end of the line being written, or once that has
-// taken killWait.
+// serveUntilStopped runs the serve loop on a goroutine of its own and
+// returns why the process must stop: what run returned, or a stopError.
+// It is the one place that receives signals. A first signal asks the loop
+// to stop after the request in hand; if the loop is waiting for input
+// with every reply written, the process stops at once, leaving run in a
+// read that nothing can interrupt. A second signal asks the loop to stop
+// at the end of the line being written, and stops anyway after killWait.
+func serveUntilStopped(s *server, sigs <-chan os.Signal) error {
+	done := make(chan error, 1)
+	go func() { done <- s.run() }()
+	var stop stopError
+	var kill <-chan time.Time
+	for {
+		select {
+		case err := <-done:
+			if err == errStopped {
+				return stop
+			}
+			return err
+		case sig := <-sigs:
+			switch {
+			case stop.first == nil:
+				stop.first = sig
+				s.asked.Store(askStop)
+				if s.state.CompareAndSwap(waiting, stopped) {
+					return stop
+				}
+			case stop.second == nil:
+				stop.second = sig
+				s.asked.Store(askKill)
+				kill = time.After(killWait)
+			}
+		case <-kill:
+			return stop
+		}
+	}
+}
+
+// stopError is why the process stopped on signals, see serveUntilStopped.
 type stopError struct {
 	first, second os.Signal
 }
@@ -215,333 +241,201 @@ func (e stopError) Error() string {
 	return e.first.String() + ", then " + e.second.String()
 }
 
-// errBrokenReply ends the session when a handler fails after part of its
-// reply was written: the line cannot be taken back, and anything after it
-// would be read as part of it.
-var errBrokenReply = errors.New("a handler failed in the middle of a written reply")
+var (
+	// errStopped is what run returns when it stopped because it was asked.
+	errStopped = errors.New("stopped")
+	// errBrokenReply ends the session when a handler fails after part of
+	// its reply was written: the line cannot be taken back, and anything
+	// after it would be read as part of it.
+	errBrokenReply = errors.New("a handler failed in the middle of a written reply")
+)
+
+// What serveUntilStopped asks of the serve loop (server.asked), and where
+// the loop is (server.state). The loop is stopped from outside only while
+// it waits: whoever moves state from waiting, by compare and swap,
+// decides, and a loop that finds itself stopped writes nothing more.
+const (
+	askStop = 1 // stop after the request in hand, every reply owed written
+	askKill = 2 // stop at the end of the line being written
+
+	busy    = 0 // answering a line, or writing
+	waiting = 1 // in a read, with every reply owed written
+	stopped = 2 // stopped while waiting
+)
 
 // server is one stdio session: the input it reads, the scanner that reads
 // its lines, the writer that holds the replies it owes, and the scratch
 // space it reuses so a request costs no allocation.
 type server struct {
-	in lineReader
+	in      *bufio.Reader // reads from the server itself, see Read
+	max     int           // the longest line served
+	started bool          // a line was read
+	held    int           // bytes of the line in hand counted in bigLines
 	scanner
 	writer
+	req  request  // the request in hand (here, as the method table would make it escape)
 	vals [][]byte // a tool call's argument values, see handleToolsCall
 	log  *logger  // nil unless -v
 
-	r    io.Reader
-	w    io.Writer
-	io   stdio
-	sigs <-chan os.Signal // nil when nothing sends signals (tests)
-	stop stopError        // the signals received so far
-	kill <-chan time.Time // after a second signal: when to stop mid-line
+	r     io.Reader
+	w     io.Writer
+	asked atomic.Int32 // askStop or askKill, set by serveUntilStopped
+	state atomic.Int32 // busy, waiting or stopped
+	owed  atomic.Bool  // a big line was answered: give memory back once idle
 }
 
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
-	s := &server{r: r, w: w}
-	s.in = lineReader{buf: make([]byte, readSize), max: maxMessage}
+	s := &server{r: r, w: w, max: maxMessage}
+	s.in = bufio.NewReaderSize(s, readSize)
 	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
 	return s
 }
 
-// run serves until input ends (nil), a signal stops it (a stopError), or
-// reading or writing fails. Every reply owed is written before it
-// returns, but after a second signal.
+// run serves until input ends (nil), reading or writing fails, or it is
+// asked to stop (errStopped). Every reply owed is written before it
+// returns, but after askKill.
 func (s *server) run() error {
-	s.io = startIO(s.r, s.w)
-	defer close(s.io.calls)
-	defer s.in.release() // if run ends inside a big line
+	defer s.release() // if run ends inside a big line
 	for {
-		line, tooLong, ok := s.in.next()
-		if !ok {
-			// No whole line is buffered: write what is owed, so an
-			// interactive client gets each reply at once while pipelined
-			// requests are answered in batches, then read more.
-			if err := s.flush(); err != nil || s.in.err != nil {
-				if err == nil && s.in.err != io.EOF {
-					err = s.in.err
-				}
-				return err
-			}
-			s.io.calls <- ioCall{p: s.in.space()}
-			res, ok := s.await(false)
-			if !ok {
-				return s.stop
-			}
-			s.in.filled(res.n, res.err)
-			continue
+		line, tooLong, err := s.readLine()
+		if err == io.EOF {
+			return s.flush()
+		} else if err != nil {
+			return err
 		}
 		s.answer(line, tooLong)
-		if s.in.held > 0 {
-			s.letGo()
-		}
-		for len(s.sigs) > 0 { // only run receives: this cannot block
-			s.signaled(<-s.sigs)
+		if s.held > 0 {
+			s.release()
+			s.line, s.stack = nil, nesting{} // the line, and the bit stack of a deep one
+			s.owed.Store(true)
 		}
 		switch {
 		case s.err != nil:
 			return s.err
-		case s.stop.first != nil:
+		case s.asked.Load() != 0:
 			if err := s.flush(); err != nil {
 				return err
 			}
-			return s.stop
+			return errStopped
 		case len(s.buf) >= flushSize:
 			s.flush()
 		}
 	}
 }
 
-// letGo is called once a big line is answered: it writes the reply, turns
-// the collector back on and gives the memory the line took back to the
-// operating system, at once: an idle process runs no collection of its
-// own, and would otherwise keep a huge request's memory (this costs about
-// 1 ms after a 16 MiB line, 5 ms after a 64 MiB one).
-func (s *server) letGo() {
-	s.flush()
-	s.in.release()
-	s.line, s.stack = nil, nesting{} // the line, and the bit stack of a deep one
-	debug.FreeOSMemory()
+// readLine returns the next line without its "\n" or "\r\n", a last one
+// without "\n" included, and io.EOF after it. A line that fits the input
+// buffer is returned in place; a longer one is collected in pieces and
+// joined once; one over the limit is dropped as it is read, so its size
+// never shows in memory, and reported as tooLong. After a failed read,
+// the part of a line before it is not answered: it is not known whole.
+func (s *server) readLine() (line []byte, tooLong bool, err error) {
+	first := !s.started // a byte order mark can only lead the input
+	line, err = s.in.ReadSlice('\n')
+	var pieces [][]byte
+	size := 0 // bytes of the line before line: in pieces, or dropped
+	for err == bufio.ErrBufferFull {
+		if size += len(line); size <= s.max+1 { // +1: it may end in "\r\n"
+			pieces = append(pieces, bytes.Clone(line))
+			if size >= bigLine {
+				holdBigLine(size - s.held)
+				s.held = size
+			}
+		} else {
+			pieces = nil
+		}
+		line, err = s.in.ReadSlice('\n')
+	}
+	if err != nil && (err != io.EOF || size == 0 && len(line) == 0) {
+		return nil, false, err
+	}
+	if s.started = true; size > s.max+1 {
+		return nil, true, nil
+	}
+	if len(pieces) > 0 {
+		line = slices.Concat(append(pieces, line)...)
+	}
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	if first {
+		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+	}
+	return line, len(line) > s.max, nil
 }
 
-// write is the writer's output: it writes all of p. After a second signal
-// it stops the server (returns s.stop) as soon as what was written ends
-// with a whole line, or when that takes longer than killWait.
+// release gives back what a big line held in bigLines.
+func (s *server) release() {
+	holdBigLine(-s.held)
+	s.held = 0
+}
+
+// Read is what the input buffer reads, when it holds no whole line. It
+// writes what is owed first, so an interactive client gets each reply at
+// once while pipelined requests are answered in batches; then it reads
+// once, as a waiting server (errStopped if it was stopped meanwhile).
+// After a big line, once idle for idleRelease, it gives the line's memory
+// back to the system, which an idle process would keep. Not sooner: that
+// costs 1 ms after a 16 MiB line, 5 ms after 64 MiB (+75% CPU for a
+// stream of 1 MiB lines when done after each).
+func (s *server) Read(p []byte) (int, error) {
+	if err := s.flush(); err != nil {
+		return 0, err
+	}
+	s.state.Store(waiting)
+	if s.asked.Load() != 0 { // asked before it could see waiting
+		return 0, errStopped
+	}
+	var release *time.Timer
+	if s.owed.Load() {
+		release = time.AfterFunc(idleRelease, func() {
+			if s.state.Load() == waiting && s.owed.Swap(false) {
+				debug.FreeOSMemory()
+			}
+		})
+	}
+	n, err := s.r.Read(p)
+	if release != nil {
+		release.Stop()
+	}
+	if !s.state.CompareAndSwap(waiting, busy) {
+		return 0, errStopped
+	}
+	return n, err
+}
+
+// idleRelease is how long the server waits, idle after a big line, before
+// it gives the memory that line needed back to the operating system.
+const idleRelease = time.Second
+
+// write is the writer's output: it writes all of p, and after askKill
+// stops the loop (returns errStopped) once the output ends a line.
 func (s *server) write(p []byte) error {
-	s.io.calls <- ioCall{p: p, write: true}
-	res, ok := s.await(true)
-	switch {
-	case !ok:
-		return s.stop
-	case res.err != nil:
-		return res.err
-	case s.stop.second != nil && p[len(p)-1] == '\n':
-		return s.stop
+	if _, err := s.w.Write(p); err != nil {
+		return err
+	}
+	if s.asked.Load() == askKill && p[len(p)-1] == '\n' {
+		return errStopped
 	}
 	return nil
 }
 
-// await waits for the read or write in flight, noting signals as they
-// come, and reports false when the server must stop without waiting for
-// it: on any signal during a read (nothing is owed then), and once a
-// second signal's killWait has passed during a write.
-func (s *server) await(writing bool) (ioResult, bool) {
-	for {
-		select {
-		case res := <-s.io.done:
-			return res, true
-		case sig := <-s.sigs:
-			s.signaled(sig)
-			if !writing {
-				return ioResult{}, false
-			}
-		case <-s.kill:
-			return ioResult{}, false
-		}
-	}
-}
+// ==== Reading lines: the collector policy ====
 
-// signaled records a signal: the first asks the server to stop after the
-// request in hand, the second to stop within killWait.
-func (s *server) signaled(sig os.Signal) {
-	switch {
-	case s.stop.first == nil:
-		s.stop.first = sig
-	case s.stop.second == nil:
-		s.stop.second = sig
-		s.kill = time.After(killWait)
-	}
-}
-
-// stdio does a server's blocking reads and writes on a goroutine of its
-// own, one at a time, so that run can wait for each together with the
-// signals: nothing can interrupt a read of a pipe that stays silent or a
-// write to one that nobody reads, and the server must still stop. Calls
-// takes the read or write to do, and done gives its result; done has room
-// for one, so a call that run gave up on cannot keep the goroutine from
-// ending once calls is closed.
-type stdio struct {
-	calls chan ioCall
-	done  chan ioResult
-}
-
-// ioCall is a read into p, or a write of all of p.
-type ioCall struct {
-	p     []byte
-	write bool
-}
-
-// ioResult is what a read or write returned.
-type ioResult struct {
-	n   int
-	err error
-}
-
-// startIO starts the goroutine that reads r and writes w.
-func startIO(r io.Reader, w io.Writer) stdio {
-	c := stdio{calls: make(chan ioCall), done: make(chan ioResult, 1)}
-	go func() {
-		for call := range c.calls {
-			var res ioResult
-			if call.write {
-				res.n, res.err = w.Write(call.p)
-			} else {
-				res.n, res.err = r.Read(call.p)
-			}
-			c.done <- res
-		}
-	}()
-	return c
-}
-
-// ==== Reading lines ====
-
-// lineReader splits input into lines without a length limit of its own:
-// a line that fits in buf is returned in place; a longer one is collected
-// in pieces and joined once; one longer than max is dropped piece by piece
-// as it is read, so its size never shows in memory. It does no I/O: space
-// says where the next read goes, filled what it brought.
-type lineReader struct {
-	buf        []byte // buf[start:end] is read but not yet returned
-	start, end int
-	max        int
-	err        error // from the last read; io.EOF at the end of input
-	started    bool  // the first line was returned (a BOM can only lead it)
-
-	pieces  [][]byte // earlier parts of a line longer than buf
-	size    int      // bytes in pieces
-	discard bool     // the current line is over max: drop it up to '\n'
-	held    int      // bytes counted in bigLines, see holdBigLine
-}
-
-// bom is the UTF-8 byte order mark, ignored at the very start of input.
-var bom = []byte{0xEF, 0xBB, 0xBF}
-
-// next returns the next line without its "\n" or "\r\n", if a whole one
-// is buffered; ok is false when more must be read first (or, with err
-// set, when input has ended). tooLong reports a line over the limit, whose
-// bytes are gone. At the end of input a last line without "\n" is
-// returned before ok turns false; after a failed read it is not.
-func (lr *lineReader) next() (line []byte, tooLong, ok bool) {
-	data := lr.buf[lr.start:lr.end]
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		lr.start += i + 1
-		line, tooLong = lr.finish(data[:i])
-		return line, tooLong, true
-	}
-	if lr.err != io.EOF || len(data) == 0 && len(lr.pieces) == 0 && !lr.discard {
-		// More to read, nothing left, or a failed read: what came before
-		// the failure is not known to be a whole message.
-		return nil, false, false
-	}
-	lr.start = lr.end
-	line, tooLong = lr.finish(data)
-	return line, tooLong, true
-}
-
-// space makes room for a read and returns where it goes: the start of a
-// line moves to the front of buf, so each read can take what a pipe holds
-// (64 KiB) rather than what is left at the end; a buf that one line fills
-// is kept as a piece of it, or reused if the line is over the limit.
-func (lr *lineReader) space() []byte {
-	if lr.start > 0 {
-		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
-		lr.start = 0
-	}
-	if lr.end == len(lr.buf) {
-		lr.keep(lr.buf)
-		if !lr.discard {
-			lr.buf = make([]byte, readSize)
-		}
-		lr.end = 0
-	}
-	return lr.buf[lr.end:]
-}
-
-// filled records a read into space of n bytes that returned err.
-func (lr *lineReader) filled(n int, err error) {
-	lr.end += n
-	lr.err = err
-}
-
-// keep holds on to part of a long line, or drops them all once the line
-// is known to be over the limit.
-func (lr *lineReader) keep(piece []byte) {
-	if lr.discard {
-		return
-	}
-	lr.pieces = append(lr.pieces, piece)
-	lr.size += len(piece)
-	if lr.size >= bigLine {
-		holdBigLine(lr.size - lr.held)
-		lr.held = lr.size
-	}
-	if lr.size-1 > lr.max { // -1: the line may end in "\r\n"
-		lr.pieces, lr.size, lr.discard = nil, 0, true
-	}
-}
-
-// release gives back what a big line held in bigLines.
-func (lr *lineReader) release() {
-	holdBigLine(-lr.held)
-	lr.held = 0
-}
-
-// finish completes a line whose last part is tail.
-func (lr *lineReader) finish(tail []byte) (line []byte, tooLong bool) {
-	first := !lr.started
-	lr.started = true
-	last := tail // the line's last part, whose last byte may be '\r'
-	if len(last) == 0 && len(lr.pieces) > 0 {
-		last = lr.pieces[len(lr.pieces)-1]
-	}
-	cr := len(last) > 0 && last[len(last)-1] == '\r'
-	n := lr.size + len(tail)
-	if cr {
-		n-- // the limit is on the message, not its line ending
-	}
-	if lr.discard || n > lr.max {
-		lr.pieces, lr.size, lr.discard = nil, 0, false
-		return nil, true
-	}
-	line = tail
-	if len(lr.pieces) > 0 {
-		line = make([]byte, 0, lr.size+len(tail))
-		for _, p := range lr.pieces {
-			line = append(line, p...)
-		}
-		line = append(line, tail...)
-		lr.pieces, lr.size = nil, 0
-	}
-	if cr {
-		line = line[:len(line)-1]
-	}
-	if first {
-		line = bytes.TrimPrefix(line, bom)
-	}
-	return line, false
-}
-
-// bigLine is the line length from which the collector policy below
-// applies, and the memory a line took is given back once it is answered.
-// Below it, doing so costs more than it saves.
+// bigLine is the line length from which the policy below applies, and
+// the line's memory is given back once idle: below it, that costs more
+// than it saves.
 const bigLine = 1 << 20
 
-// bigLines is the collector policy for big lines. While any server holds
-// one, being read or answered, collection is off: it would find next to
-// nothing, only pieces of the line that are still needed, and its workers
-// would take the second core from the client writing or reading the line
-// (a 16 MiB echo through pipes took 84-144 ms with it on, 50-62 ms with it
-// off, medians of 9 spawns on the development machine). A memory limit
-// of twice the bytes held plus bigLineSlack stands in for it, so that
-// whatever else answering them allocates (log lines, decoded names) is
-// collected before memory passes that. debug.SetGCPercent and
-// SetMemoryLimit act on the whole process, so the state is kept here,
-// once, whatever the number of servers: the first line in saves the
-// settings, the last one out restores them.
+// bigLines is the collector policy for big lines. While one is read or
+// answered, collection is off: it would find next to nothing, and its
+// workers would take the second core from the client (a 16 MiB echo
+// through pipes took 84-144 ms with it on, 50-62 ms off, medians of 9
+// spawns, at 6be6119). A memory limit of twice the bytes held plus
+// bigLineSlack stands in, so whatever else is allocated meanwhile (log
+// lines, say) is collected before memory passes that. The settings are
+// the process's, so they are kept once: the first big line in, over all
+// servers, saves them, the last one out restores them.
 var bigLines struct {
 	sync.Mutex
 	held    int   // bytes of big lines held, over all servers
@@ -549,9 +443,8 @@ var bigLines struct {
 	limit   int64 // the memory limit to restore
 }
 
-// bigLineSlack is the memory a big line's limit allows beyond twice its
-// bytes: room for the rest of the process (buffers, the scan's notes,
-// the log's queue) without collecting all the time.
+// bigLineSlack is what the limit allows beyond twice the bytes held: room
+// for the rest of the process without collecting all the time.
 const bigLineSlack = 8 << 20
 
 // holdBigLine adds n bytes, or takes them away if n is negative, to the
@@ -578,9 +471,8 @@ func holdBigLine(n int) {
 
 // retryReader is a reader that waits out EAGAIN. Another process sharing
 // our stdin (a Node wrapper with stdio 'inherit', say) can make it
-// non-blocking after we start; the Go runtime then hands us EAGAIN
-// (golang/go#58408), which would end the session. A short, capped backoff
-// is enough: this happens only in that setup.
+// non-blocking after we start (golang/go#58408); a short, capped backoff
+// is enough, as this happens only in that setup.
 type retryReader struct{ r io.Reader }
 
 func (r retryReader) Read(p []byte) (int, error) {
@@ -616,169 +508,144 @@ func (w retryWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// maxBackoff is the longest wait between two tries of a read or write that
-// returned EAGAIN.
+// maxBackoff is the longest wait between two tries that returned EAGAIN.
 const maxBackoff = 20 * time.Millisecond
 
 // logger writes diagnostic lines to standard error from its own goroutine,
 // so the protocol never waits on it: a line that finds the queue full is
-// dropped and counted, and the count is written before the next line that
-// gets out. What it holds is bounded: maxLogLines lines of at most
-// maxLogLine bytes, whatever the client sends.
+// dropped and counted, the count written before the next line that gets
+// out. It holds at most maxLogLines lines of at most maxLogLine bytes.
 type logger struct {
 	lines   chan string
 	dropped atomic.Int64 // lines dropped and not yet counted in the log
-	hurry   atomic.Bool  // close is out of patience: count queued lines, do not write them
+	hurry   atomic.Bool  // close ran out of patience: count queued lines, do not write them
 	last    string       // the reason for stopping, written after everything else
 	done    chan struct{}
-	scratch []byte // where the serve loop formats a line
-	text    []byte // a string id, decoded
+
+	mu     sync.Mutex // main may close the log while the serve loop still runs
+	closed bool
 }
 
 // The log's bounds, and how long close waits for a slow stderr.
 const (
 	maxLogLines = 1024
 	maxLogLine  = 1024
+	maxLogField = 100 // the most bytes of a client's text a line shows
 	logPatience = 500 * time.Millisecond
 )
 
 // newLogger starts a logger writing to w.
 func newLogger(w io.Writer) *logger {
 	l := &logger{lines: make(chan string, maxLogLines), done: make(chan struct{})}
-	go l.write(w)
+	go func() {
+		defer close(l.done)
+		var err error // after a failed write, stderr is gone: write no more
+		put := func(line string) {
+			if d := l.dropped.Swap(0); d > 0 && err == nil {
+				_, err = fmt.Fprintf(w, "mcp: %d log lines dropped\n", d)
+			}
+			if err == nil {
+				_, err = io.WriteString(w, line)
+			}
+		}
+		for line := range l.lines {
+			if l.hurry.Load() {
+				l.dropped.Add(1)
+			} else {
+				put(line)
+			}
+		}
+		put(l.last)
+	}()
 	return l
 }
 
-// write is the logger's goroutine. After a failed write, stderr is gone:
-// it writes nothing more.
-func (l *logger) write(w io.Writer) {
-	defer close(l.done)
-	var err error
-	put := func(line string) {
-		if d := l.dropped.Swap(0); d > 0 && err == nil {
-			_, err = fmt.Fprintf(w, "mcp: %d log lines dropped\n", d)
-		}
-		if err == nil {
-			_, err = io.WriteString(w, line)
-		}
-	}
-	for line := range l.lines {
-		if l.hurry.Load() {
-			l.dropped.Add(1)
-			continue
-		}
-		put(line)
-	}
-	put(l.last)
-}
-
-// request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
-// `error CODE` for ok; and for a line that never became a request (method
-// nil), `mcp: - id=ID error CODE`. A nil logger costs nothing.
+// request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok` (or
+// `error CODE`), or for a line that never became a request (method nil)
+// `mcp: - id=ID error CODE`. With a nil logger it costs nothing.
 func (l *logger) request(method, id []byte, start time.Time, code int) {
-	if l == nil || l.full() {
+	if l == nil {
 		return
 	}
-	b := append(l.scratch[:0], "mcp: "...)
-	if method == nil {
-		b = append(b, '-')
-	} else {
-		b = appendLogText(b, method)
+	outcome := "ok"
+	if code != 0 {
+		outcome = "error " + strconv.Itoa(code)
 	}
-	b = append(b, " id="...)
+	if method == nil {
+		l.printf("mcp: - id=%s %s", logID(id), outcome)
+	} else {
+		l.printf("mcp: %s id=%s %v %s", logText(method), logID(id), time.Since(start), outcome)
+	}
+}
+
+// printf queues one line, or drops and counts it. Its arguments are made
+// before the call, so callers without request's nil check make their own.
+// After close, the line is lost.
+func (l *logger) printf(format string, a ...any) {
+	line := fmt.Sprintf(format, a...)
+	if len(line) > maxLogLine {
+		line = line[:maxLogLine-3] + "..."
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.closed:
+	case len(l.lines) == cap(l.lines): // only printf sends, under mu
+		l.dropped.Add(1)
+	default:
+		l.lines <- line + "\n"
+	}
+}
+
+// logText quotes client text for the log, Go-style, so that control
+// characters and newlines cannot forge lines or reach the terminal raw;
+// text over maxLogField bytes is cut, and its length shown.
+func logText(b []byte) string {
+	return strconv.Quote(string(b[:min(len(b), maxLogField)])) + cut(b)
+}
+
+// cut is what follows the start of a text cut at maxLogField bytes.
+func cut(b []byte) string {
+	if len(b) <= maxLogField {
+		return ""
+	}
+	return "..." + strconv.Itoa(len(b)) + " bytes"
+}
+
+// logID shows a request id in the log: a number as it came, a string
+// decoded and quoted by logText (a very long one undecoded), else "null".
+func logID(id []byte) string {
 	switch {
 	case id == nil:
-		b = append(b, "null"...)
+		return "null"
 	case id[0] == '"' && len(id) <= maxLookup:
-		l.text = unquote(l.text[:0], id[1:len(id)-1])
-		b = appendLogText(b, l.text)
-	case id[0] == '"': // too long to be worth decoding
-		b = appendLogText(b, id[1:len(id)-1])
-	default:
-		b = appendCut(append(b, id[:min(len(id), maxLogField)]...), id)
+		return logText(unquote(nil, id[1:len(id)-1]))
+	case id[0] == '"':
+		return logText(id[1 : len(id)-1])
 	}
-	if method != nil {
-		b = append(append(b, ' '), time.Since(start).String()...)
-	}
-	if code == 0 {
-		b = append(b, " ok"...)
-	} else {
-		b = strconv.AppendInt(append(b, " error "...), int64(code), 10)
-	}
-	l.add(b)
-	l.scratch = b[:0]
-}
-
-// printf logs a line of its own. Its arguments are made before the call,
-// so callers check for a nil logger first.
-func (l *logger) printf(format string, a ...any) {
-	if !l.full() {
-		l.add(fmt.Appendf(nil, format, a...))
-	}
-}
-
-// maxLogField is the most bytes of a client's text that a log line shows.
-const maxLogField = 100
-
-// appendLogText appends client text for the log, quoted Go-style, so that
-// control characters and newlines cannot forge lines or reach the
-// terminal raw, and cut after maxLogField bytes (see appendCut).
-func appendLogText(b, text []byte) []byte {
-	return appendCut(strconv.AppendQuote(b, string(text[:min(len(text), maxLogField)])), text)
-}
-
-// appendCut says, after the start of text that b ends with, how long
-// text is, if it was cut: "...1048576 bytes".
-func appendCut(b, text []byte) []byte {
-	if len(text) <= maxLogField {
-		return b
-	}
-	return append(strconv.AppendInt(append(b, "..."...), int64(len(text)), 10), " bytes"...)
-}
-
-// full reports whether a line would be dropped now; checking it first
-// saves formatting the line.
-func (l *logger) full() bool {
-	if len(l.lines) < cap(l.lines) {
-		return false
-	}
-	l.dropped.Add(1)
-	return true
-}
-
-// add queues one line, without its newline, or drops and counts it. It is
-// only called by the serve loop.
-func (l *logger) add(line []byte) {
-	if len(line) > maxLogLine {
-		line = append(line[:maxLogLine-3], "..."...)
-	}
-	select {
-	case l.lines <- string(append(line, '\n')):
-	default:
-		l.dropped.Add(1)
-	}
+	return string(id[:min(len(id), maxLogField)]) + cut(id)
 }
 
 // close ends the log with last, the reason for stopping, written after
 // every line still queued and the count of those dropped. If stderr has
 // not taken them within logPatience, the queued lines are counted as
-// dropped instead of written, so the count and last still get out; if
-// stderr takes nothing for logPatience more, close gives up, and they are
-// lost.
+// dropped instead of written, so that the count and last still get out;
+// if it takes nothing for logPatience more, close gives up, and they are
+// lost with the lines they would have counted.
 func (l *logger) close(last string) {
 	if l == nil {
 		return
 	}
-	l.last = last + "\n"
+	l.mu.Lock()
+	l.last, l.closed = last+"\n", true
 	close(l.lines)
-	select {
-	case <-l.done:
-		return
-	case <-time.After(logPatience):
-	}
-	l.hurry.Store(true)
-	select {
-	case <-l.done:
-	case <-time.After(logPatience):
+	l.mu.Unlock()
+	for _, hurry := range []bool{false, true} {
+		l.hurry.Store(hurry)
+		select {
+		case <-l.done:
+			return
+		case <-time.After(logPatience):
+		}
 	}
 }

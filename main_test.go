@@ -14,6 +14,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"io"
 	"math"
 	"math/big"
@@ -27,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -46,7 +51,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	mcpBinary = filepath.Join(dir, "mcp")
-	build := exec.Command("go", "build", "-o", mcpBinary, ".")
+	args := []string{"build", "-o", mcpBinary}
+	if raceEnabled() {
+		args = append(args, "-race") // go test -race: the binary under test too
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building mcp:", err)
@@ -56,6 +65,18 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" {
+				return s.Value == "true"
+			}
+		}
+	}
+	return false
 }
 
 // runBinary pipes stdin through the built binary with args and returns its
@@ -541,12 +562,12 @@ func encodeString(lit []byte) []byte {
 func TestEncodingDiffersFromStdlib(t *testing.T) {
 	for _, s := range []string{"<a>&", "\u2028", "\u2029"} {
 		std, _ := json.Marshal(s)
-		ours := appendQuoted(nil, s)
+		ours := []byte(quote(s))
 		if bytes.Equal(std, ours) {
 			t.Errorf("%q: encoding/json now agrees (%s); the comment on the encoder is stale", s, std)
 		}
 		if !bytes.Equal(ours, []byte(`"`+s+`"`)) {
-			t.Errorf("appendQuoted(%q) = %s, want the raw text", s, ours)
+			t.Errorf("quote(%q) = %s, want the raw text", s, ours)
 		}
 	}
 }
@@ -823,6 +844,8 @@ func TestHostileInput(t *testing.T) {
 		{"lone closing bracket", "]", parseError},
 		{"truncated object", `{"jsonrpc":"2.0","id":1,"method":"ping"`, parseError},
 		{"truncated string", `{"jsonrpc":"2.0","id":1,"method":"pi`, parseError},
+		{"unterminated key", `{"jsonrpc":"2.0","id":1,"meth`, parseError},
+		{"key without colon", `{"jsonrpc":"2.0","id":1,"method"`, parseError},
 		{"unterminated string", `"abc`, parseError},
 		{"NUL byte", "\x00", parseError},
 		{"NUL after message", `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\x00", parseError},
@@ -919,7 +942,8 @@ func TestPanicBecomesInternalError(t *testing.T) {
 // TestPanicAfterPartOfAReply: a handler that fails after part of its
 // reply was written (a long text goes out in pieces) cannot take it back;
 // the session ends with errBrokenReply instead of writing the rest, or
-// anything after it, and the replies before it are whole.
+// anything after it, even the rest of a batch, and the replies before it
+// are whole.
 func TestPanicAfterPartOfAReply(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
@@ -931,13 +955,133 @@ func TestPanicAfterPartOfAReply(t *testing.T) {
 			panic("half")
 		},
 	}}, saved...)
-	in := pingLine + "\n" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"half","arguments":{"text":"x"}}}` + "\n" + pingLine + "\n"
-	var out bytes.Buffer
-	err := serve(strings.NewReader(in), &out)
-	got := out.String()
-	if err != errBrokenReply || !strings.HasPrefix(got, pingReply+`{"jsonrpc":"2.0","id":1,"result":`) || strings.Count(got, "\n") != 1 {
-		t.Fatalf("serve: %v; output %q (%d bytes), want the first reply whole, then part of the second and no more", err, clip(got, 200), len(got))
+	half := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"half","arguments":{"text":"x"}}}`
+	after := echoCall("2", `"`+strings.Repeat("y", 2*flushSize)+`"`) // long enough to be written at once
+	for _, in := range []string{half + "\n" + pingLine, "[" + half + "," + after + "]\n" + pingLine} {
+		var out bytes.Buffer
+		err := serve(strings.NewReader(pingLine+"\n"+in+"\n"), &out)
+		got := out.String()
+		if err != errBrokenReply || !strings.HasPrefix(got, pingReply) || !strings.Contains(got, `{"jsonrpc":"2.0","id":1,"result":`) ||
+			strings.Count(got, "\n") != 1 || strings.Contains(got, "yyyy") {
+			t.Errorf("serve: %v; output %q (%d bytes), want the first reply whole, then part of the second and no more", err, clip(got, 200), len(got))
+		}
 	}
+}
+
+// TestPanicIsLoggedAsError: with -v, a request whose handler panicked is
+// logged with the error it got, -32603, after the line about the panic.
+func TestPanicIsLoggedAsError(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append([]tool{{name: "boom", args: []arg{{"text", "string"}}, run: func(*writer, [][]byte) { panic("boom") }}}, saved...)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n"
+	var log bytes.Buffer
+	s := newServer(strings.NewReader(in), io.Discard, defaultMaxMessage)
+	s.log = newLogger(&log)
+	if err := s.run(); err != nil {
+		t.Fatal(err)
+	}
+	s.log.close("mcp: end of input: stopping")
+	lines := strings.Split(log.String(), "\n")
+	if len(lines) != 4 || lines[0] != `mcp: panic in "tools/call": boom` ||
+		!strings.HasPrefix(lines[1], `mcp: "tools/call" id=1 `) || !strings.HasSuffix(lines[1], " error -32603") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestToolWithThreeArguments: a tool may take any number of arguments;
+// nothing but the catalogue says how many.
+func TestToolWithThreeArguments(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append(slices.Clone(saved), tool{
+		name: "sum3",
+		args: []arg{{"a", "number"}, {"b", "number"}, {"c", "number"}},
+		run: func(w *writer, vals [][]byte) {
+			w.buf = appendNumber(w.buf, parseNumber(vals[0])+parseNumber(vals[1])+parseNumber(vals[2]))
+		},
+	})
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum3","arguments":{"a":1,"b":2,"c":3}}}` + "\n"
+	if got, want := serveString(t, in), textReply("1", "6"); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestWriterPositionAfterFailure: after a failed write, output is dropped,
+// but positions still only go forward, so a mark taken before the drop
+// cannot take back what comes after it.
+func TestWriterPositionAfterFailure(t *testing.T) {
+	broken := errors.New("broken")
+	w := writer{out: func([]byte) error { return broken }}
+	w.buf = append(w.buf, "0123456789"...)
+	if err := w.flush(); err != broken {
+		t.Fatalf("flush: %v, want %v", err, broken)
+	}
+	mark := w.pos()
+	w.buf = append(w.buf, "abcde"...)
+	end := w.pos()
+	w.flush() // dropped
+	if w.pos() < end {
+		t.Errorf("pos went back from %d to %d when output was dropped", end, w.pos())
+	}
+	if w.takeBack(mark) {
+		t.Errorf("took back to %d output that was already dropped", mark)
+	}
+}
+
+// TestNoAllocations: without -v, answering a request costs no allocation,
+// whether it is valid or not: parse errors, invalid requests, unknown
+// methods, tools and resources, invalid arguments, escapes everywhere.
+// (A number of more than 32 bytes for add costs one: strconv.ParseFloat
+// takes a string, and only short ones are converted on the stack.)
+func TestNoAllocations(t *testing.T) {
+	s := newServer(nil, nil, defaultMaxMessage)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"`,
+		`{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
+		`{"jsonrpc":"1.0","id":"a\u0062","method":"ping"}`,
+		`[1,{"jsonrpc":"2.0","method":"x"}]`,
+		`[]`,
+		`{"jsonrpc":"2.0","id":1,"method":"n\u006fpe"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"n\/pe","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","\/b":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1.5,"b":` + strings.Repeat("9", 32) + `}}}`,
+		echoCall(`"\ud83d"`, `"q\"\\ \u00e9 \ud800 `+"\xff"+`"`),
+		`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"memo:\/\/nope"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+	} {
+		b := []byte(line)
+		if n := testing.AllocsPerRun(100, func() { s.answer(b, false); s.buf = s.buf[:0] }); n != 0 {
+			t.Errorf("%.1f allocations to answer %s", n, line)
+		}
+	}
+}
+
+// TestSignalsFirst: main's first statements install the signal handler;
+// until then a SIGTERM kills the process outright (what is left of that
+// window is the Go runtime's start-up, before main).
+func TestSignalsFirst(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "main.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "main" {
+			for i, st := range fn.Body.List[:2] {
+				var b bytes.Buffer
+				format.Node(&b, fset, st)
+				if want := []string{"sigs := make(", "signal.Notify(sigs, "}[i]; !strings.HasPrefix(b.String(), want) {
+					t.Errorf("main's statement %d is %q, want %q...", i+1, b.String(), want)
+				}
+			}
+			return
+		}
+	}
+	t.Fatal("no func main in main.go")
 }
 
 // tooLongReply is the reply to a line over a limit of max bytes.
@@ -967,6 +1111,19 @@ func TestLineLimit(t *testing.T) {
 	}
 }
 
+// TestBOMOnlyFirst: a byte order mark is skipped only at the very start
+// of input, even when the first line was over the limit.
+func TestBOMOnlyFirst(t *testing.T) {
+	over := echoCall("1", `"`+strings.Repeat("x", 200)+`"`)
+	var out bytes.Buffer
+	if err := newServer(strings.NewReader(over+"\n\uFEFF"+pingLine+"\n"), &out, 100).run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := tooLongReply(100) + parseError; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
 // child is a running mcp binary with its pipes.
 type child struct {
 	cmd    *exec.Cmd
@@ -981,6 +1138,22 @@ type child struct {
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
 	return startCommand(t, exec.Command(mcpBinary, args...))
+}
+
+// startLogging starts the binary with -v, its stderr a pipe whose read
+// end it returns, for the test to read when it chooses.
+func startLogging(t *testing.T) (*child, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmd := exec.Command(mcpBinary, "-v")
+	cmd.Stderr = w
+	c := startCommand(t, cmd)
+	w.Close()
+	return c, r
 }
 
 // startCommand is startChild for a command that runs mcp some other way.
@@ -1012,20 +1185,25 @@ func startCommand(t *testing.T, cmd *exec.Cmd) *child {
 	return c
 }
 
-// wait waits for the child to exit, failing the test if it takes longer
-// than a generous bound (a hang, not a timing check).
-func (c *child) wait(t *testing.T) *os.ProcessState {
+// finish reads the rest of the child's stdout to its end, then waits for
+// the child to exit, and returns what it read: Wait closes the pipe, so it
+// must not run while a read may still be under way. A child that has not
+// exited within 20 s is killed and fails the test (a hang, not a timing
+// check).
+func (c *child) finish(t *testing.T) ([]byte, *os.ProcessState) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		c.cmd.Process.Kill()
-		<-done
+	var hung atomic.Bool
+	timer := time.AfterFunc(20*time.Second, func() { hung.Store(true); c.cmd.Process.Kill() })
+	defer timer.Stop()
+	rest, err := io.ReadAll(c.stdout)
+	if err != nil && !errors.Is(err, os.ErrClosed) {
+		t.Errorf("reading stdout: %v", err)
+	}
+	c.cmd.Wait()
+	if hung.Load() {
 		t.Fatal("mcp did not exit within 20s")
 	}
-	return c.cmd.ProcessState
+	return rest, c.cmd.ProcessState
 }
 
 // peakRSS returns the child's peak resident memory (VmHWM) in bytes.
@@ -1034,9 +1212,14 @@ func (c *child) peakRSS(t *testing.T) int { return c.procStatus(t, "VmHWM:") }
 // rss returns the child's resident memory (VmRSS) in bytes.
 func (c *child) rss(t *testing.T) int { return c.procStatus(t, "VmRSS:") }
 
-// procStatus returns a size from the child's /proc status, in bytes.
+// procStatus returns a size from the child's /proc status, in bytes, or
+// 0 for a binary built with the race detector, whose shadow memory
+// multiplies it: memory bounds are for the real binary.
 func (c *child) procStatus(t *testing.T, field string) int {
 	t.Helper()
+	if raceEnabled() {
+		return 0
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
@@ -1070,15 +1253,10 @@ func TestEOFAnswersEverything(t *testing.T) {
 		c.stdin.Write(in.Bytes())
 		c.stdin.Close()
 	}()
-	out, err := io.ReadAll(c.stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := time.Now()
-	if st := c.wait(t); st.ExitCode() != 0 {
+	out, st := c.finish(t)
+	if st.ExitCode() != 0 {
 		t.Fatalf("exit status %v, stderr %q", st, c.stderr.Bytes())
 	}
-	t.Logf("exit %v after stdout closed", time.Since(closed))
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(lines) != 1000 {
 		t.Fatalf("%d replies to 1000 requests", len(lines))
@@ -1090,22 +1268,12 @@ func TestEOFAnswersEverything(t *testing.T) {
 	}
 }
 
-// TestSignalStopsGracefully: SIGTERM in the middle of a pipelined stream
-// (stdin still open) finishes the request in hand, writes every reply owed
-// as whole lines, in order, and exits 0; SIGINT likewise when idle.
+// TestSignalStopsGracefully: SIGTERM or SIGINT in the middle of a
+// pipelined stream (stdin still open) finishes the request in hand,
+// writes every reply owed as whole lines, in order, and exits 0.
 func TestSignalStopsGracefully(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		c := startChild(t)
-		fmt.Fprintf(c.stdin, "%s\n", pingLine)
-		first, err := c.stdout.ReadString('\n')
-		if err != nil || first != pingReply {
-			t.Fatalf("first reply %q, %v", first, err)
-		}
-		replies := make(chan []byte)
-		go func() {
-			out, _ := io.ReadAll(c.stdout)
-			replies <- out
-		}()
 		go func() {
 			for i := 0; ; i++ {
 				if _, err := fmt.Fprintf(c.stdin, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":1}}}`+"\n", i, i); err != nil {
@@ -1113,17 +1281,24 @@ func TestSignalStopsGracefully(t *testing.T) {
 				}
 			}
 		}()
-		time.Sleep(50 * time.Millisecond)
+		var out bytes.Buffer
+		for range 100 { // the stream is under way
+			line, err := c.stdout.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%v: reply %d: %v", sig, out.Len(), err)
+			}
+			out.WriteString(line)
+		}
 		c.cmd.Process.Signal(sig)
-		st := c.wait(t)
-		out := <-replies
+		rest, st := c.finish(t)
+		out.Write(rest)
 		if st.ExitCode() != 0 || c.stderr.Len() > 0 {
 			t.Fatalf("%v: exit status %v, stderr %q", sig, st, c.stderr.Bytes())
 		}
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			t.Fatalf("%v: output does not end with a whole line: %q", sig, clip(string(out), 200))
+		if !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
+			t.Fatalf("%v: output does not end with a whole line: ...%q", sig, out.Bytes()[max(0, out.Len()-200):])
 		}
-		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 		for i, line := range lines {
 			if want := textReply(strconv.Itoa(i), strconv.Itoa(i+1)); line+"\n" != want {
 				t.Fatalf("%v: reply %d is %q, want %q", sig, i, line, want)
@@ -1144,12 +1319,12 @@ func TestSignalWhileIdle(t *testing.T) {
 			t.Fatalf("%v: reply %q, %v", args, got, err)
 		}
 		c.cmd.Process.Signal(syscall.SIGTERM)
-		st := c.wait(t)
+		rest, st := c.finish(t)
 		want := ""
 		if len(args) > 0 {
 			want = "mcp: \"ping\" id=\"after\" "
 		}
-		if st.ExitCode() != 0 || !strings.HasPrefix(c.stderr.String(), want) || strings.Contains(c.stderr.String(), "goroutine") ||
+		if st.ExitCode() != 0 || len(rest) > 0 || !strings.HasPrefix(c.stderr.String(), want) || strings.Contains(c.stderr.String(), "goroutine") ||
 			len(args) > 0 && !strings.HasSuffix(c.stderr.String(), "\nmcp: terminated: stopping\n") {
 			t.Fatalf("%v: exit status %v, stderr %q", args, st, c.stderr.Bytes())
 		}
@@ -1157,26 +1332,30 @@ func TestSignalWhileIdle(t *testing.T) {
 }
 
 // TestSecondSignalExitsAtOnce: when the first signal cannot finish (the
-// client stopped reading, so a write is blocked), a second one ends the
-// process at once.
+// client stopped reading in the middle of a reply, so a write is blocked
+// for good), a second one ends the process, with 128+the first signal,
+// within killWait: the status shows that the first did not end it. The
+// two signals differ, as two SIGTERMs sent at once can arrive as one, and
+// either may arrive first.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
 	c := startChild(t)
-	// Enough replies to fill the stdout pipe, which nobody reads.
-	var in bytes.Buffer
-	for i := range 2000 {
-		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+	fmt.Fprintf(c.stdin, "%s\n", pingLine)
+	if got, err := c.stdout.ReadString('\n'); got != pingReply {
+		t.Fatalf("first reply %q, %v", got, err)
 	}
-	go c.stdin.Write(in.Bytes())
-	time.Sleep(200 * time.Millisecond)
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(100 * time.Millisecond)
-	if c.cmd.ProcessState != nil {
-		t.Fatal("exited on the first signal with a write blocked")
+	// A reply far longer than a pipe holds: once its first byte is here,
+	// the server is writing it, and blocks, as nothing more is read.
+	go fmt.Fprintf(c.stdin, "%s\n", echoCall("2", `"`+largeText(4<<20)+`"`))
+	if _, err := c.stdout.Peek(1); err != nil {
+		t.Fatal(err)
 	}
+	c.cmd.Process.Signal(syscall.SIGINT)
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	st := c.wait(t)
-	if st.ExitCode() != 128+int(syscall.SIGTERM) || c.stderr.Len() > 0 {
-		t.Fatalf("exit status %v, stderr %q; want %d and nothing", st, c.stderr.Bytes(), 128+int(syscall.SIGTERM))
+	timer := time.AfterFunc(20*time.Second, func() { c.cmd.Process.Kill() })
+	defer timer.Stop()
+	c.cmd.Wait() // stdout is left unread on purpose
+	if st := c.cmd.ProcessState; st.ExitCode() != 128+int(syscall.SIGINT) && st.ExitCode() != 128+int(syscall.SIGTERM) || c.stderr.Len() > 0 {
+		t.Fatalf("exit status %v, stderr %q; want 128+SIGINT or 128+SIGTERM, and nothing", st, c.stderr.Bytes())
 	}
 }
 
@@ -1194,7 +1373,7 @@ func TestClosedStdout(t *testing.T) {
 				}
 			}
 		}()
-		st := c.wait(t)
+		_, st := c.finish(t)
 		if st.Success() {
 			t.Fatalf("%v: exit status %v after stdout closed", args, st)
 		}
@@ -1237,8 +1416,8 @@ func TestLargeEcho(t *testing.T) {
 		}
 		rss := c.peakRSS(t)
 		c.stdin.Close()
-		if st := c.wait(t); st.ExitCode() != 0 {
-			t.Fatalf("exit status %v", st)
+		if rest, st := c.finish(t); st.ExitCode() != 0 || len(rest) > 0 {
+			t.Fatalf("exit status %v, %d more bytes", st, len(rest))
 		}
 		if want := textReply("7", text); got != want {
 			t.Fatalf("%d MiB echo: reply of %d bytes differs from the %d expected", mib, len(got), len(want))
@@ -1262,8 +1441,8 @@ func TestOverLimitLine(t *testing.T) {
 		fmt.Fprintf(c.stdin, "%s\n%s\n", line, pingLine)
 		c.stdin.Close()
 	}()
-	out, _ := io.ReadAll(c.stdout)
-	if st := c.wait(t); st.ExitCode() != 0 {
+	out, st := c.finish(t)
+	if st.ExitCode() != 0 {
 		t.Fatalf("exit status %v", st)
 	}
 	want := tooLongReply(defaultMaxMessage) + pingReply
@@ -1288,8 +1467,8 @@ func TestGiBWithoutNewline(t *testing.T) {
 	}
 	rss := c.peakRSS(t)
 	c.stdin.Close()
-	out, _ := io.ReadAll(c.stdout)
-	if st := c.wait(t); st.ExitCode() != 0 {
+	out, st := c.finish(t)
+	if st.ExitCode() != 0 {
 		t.Fatalf("exit status %v", st)
 	}
 	want := tooLongReply(defaultMaxMessage)
@@ -1507,25 +1686,112 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// TestLongLineRestoresGC: collection is off while a long line is read (it
-// makes no garbage) and must come back after, whether the line is served
-// or is over the limit.
-func TestLongLineRestoresGC(t *testing.T) {
+// gcTool is a tool that reports the GC percent in force while it runs.
+var gcTool = tool{name: "gc", args: []arg{{"text", "string"}}, run: func(w *writer, vals [][]byte) {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	w.buf = strconv.AppendInt(w.buf, int64(p), 10)
+}}
+
+// TestCollectorPolicy: collection is off while a big line is answered and
+// on again for the next line, and the process's settings (GC percent and
+// memory limit) are as they were once the server is done, whether its
+// big line was served or over the limit.
+func TestCollectorPolicy(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(77))
-	long := echoCall("1", `"`+strings.Repeat("x", 3*readSize)+`"`)
-	for _, limit := range []int{defaultMaxMessage, readSize, math.MaxInt} {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append(slices.Clone(saved), gcTool)
+	gcCall := func(id, text string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"gc","arguments":{"text":"` + text + `"}}}` + "\n"
+	}
+	big := strings.Repeat("x", 2*bigLine)
+	in := gcCall("1", "small") + gcCall("2", big) + gcCall("3", "small")
+	want := textReply("1", "77") + textReply("2", "-1") + textReply("3", "77")
+	for _, limit := range []int{defaultMaxMessage, bigLine + readSize} {
 		var out bytes.Buffer
-		if err := newServer(strings.NewReader(long+"\n"+long), &out, limit).run(); err != nil {
+		if err := newServer(strings.NewReader(in), &out, limit).run(); err != nil {
 			t.Fatal(err)
 		}
-		if got := debug.SetGCPercent(77); got != 77 {
-			t.Errorf("limit %d: GC percent %d after a long line, want 77", limit, got)
+		if limit < len(big) {
+			want = textReply("1", "77") + tooLongReply(limit) + textReply("3", "77")
 		}
-		if n := strings.Count(out.String(), "\n"); n != 2 {
-			t.Errorf("limit %d: %d replies to 2 lines", limit, n)
+		if out.String() != want {
+			t.Errorf("limit %d: got %q, want %q", limit, clip(out.String(), 300), want)
 		}
-		if served := strings.HasPrefix(out.String(), textReply("1", strings.Repeat("x", 3*readSize))); served != (limit > len(long)) {
-			t.Errorf("limit %d: line of %d bytes served: %v", limit, len(long), served)
+		if p, m := debug.SetGCPercent(77), debug.SetMemoryLimit(-1); p != 77 || m != 1<<40 {
+			t.Errorf("limit %d: GC percent %d and memory limit %d after a big line, want 77 and %d", limit, p, m, int64(1<<40))
+		}
+	}
+}
+
+// TestTwoServersShareTheCollector: the collector setting is the process's,
+// so two servers in one process whose big lines overlap (A's starts, B's
+// starts, A's ends, B's ends) must leave it as it was.
+func TestTwoServersShareTheCollector(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	type session struct {
+		in   *io.PipeWriter
+		out  chan string
+		done chan error
+	}
+	start := func() session {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		s := session{in: inW, out: make(chan string, 1), done: make(chan error, 1)}
+		go func() { s.done <- newServer(inR, outW, defaultMaxMessage).run(); outW.Close() }()
+		go func() { b, _ := io.ReadAll(outR); s.out <- string(b) }()
+		return s
+	}
+	text := strings.Repeat("x", 3*bigLine/2)
+	// open writes the start of a big line; the extra byte is read only
+	// after the server has taken in the rest, so it then holds the line.
+	open := func(s session) {
+		io.WriteString(s.in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+text)
+		io.WriteString(s.in, "x")
+	}
+	end := func(s session) {
+		io.WriteString(s.in, "\"}}}\n")
+		s.in.Close()
+		if err := <-s.done; err != nil {
+			t.Fatal(err)
+		}
+		if got, want := <-s.out, textReply("1", text+"x"); got != want {
+			t.Fatalf("reply of %d bytes, want %d", len(got), len(want))
+		}
+	}
+	a, b := start(), start()
+	open(a)
+	open(b)
+	end(a)
+	end(b)
+	if p := debug.SetGCPercent(77); p != 77 {
+		t.Errorf("GC percent %d after two servers' big lines, want 77", p)
+	}
+}
+
+// TestServerLetsGo: once run returns, nothing the server started (a
+// timer, a goroutine) keeps it alive: it is collected.
+func TestServerLetsGo(t *testing.T) {
+	collected := make(chan struct{})
+	func() {
+		in := echoCall("1", `"`+strings.Repeat("x", 2*bigLine)+`"`) + "\n" + pingLine + "\n"
+		s := newServer(strings.NewReader(in), io.Discard, defaultMaxMessage)
+		runtime.AddCleanup(s, func(c chan struct{}) { close(c) }, collected)
+		if err := s.run(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	deadline := time.After(10 * time.Second)
+	for {
+		runtime.GC()
+		select {
+		case <-collected:
+			return
+		case <-deadline:
+			t.Fatal("the server is still reachable 10 s after run returned")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
@@ -1586,55 +1852,70 @@ func TestBatchUnderAddressLimit(t *testing.T) {
 		c.stdin.Close()
 	}()
 	lines, hits, last, err := countReplies(c.stdout, []byte(`"message":"Invalid Request"`))
-	st := c.wait(t)
+	_, st := c.finish(t)
 	if err != nil || !st.Success() || lines != 2 || hits != n || !bytes.HasSuffix(last, []byte("}]\n"+pingReply)) {
 		t.Fatalf("exit %v, %v: %d lines, %d of %d replies, ending %q; stderr %q", st, err, lines, hits, n, last, clip(c.stderr.String(), 300))
 	}
 }
 
-// TestBoundedMemory: whatever a line makes the server write, its peak
-// memory is bounded by the line, and once idle it goes back under 64 MiB
-// within 10 s. Cases: a batch of a million pings (bound 2 x line + 16
-// MiB); a 40 MiB echo of bytes that are not UTF-8, whose reply is three
-// times as long (1.5 x (line + reply) + 16 MiB); an unknown tool whose
-// 40 MiB name has an escape and such bytes, and 64 MiB of '[' (4 x line +
-// 16 MiB); and a 60 MiB number for add (2 x line + 16 MiB).
+// TestBoundedMemory: whatever a line holds and makes the server write, its
+// peak memory is bounded by the line, and once idle (idleRelease) the
+// server goes back under 16 MiB. Bounds: a batch (2 x line +
+// 16 MiB), with -v too, its million log lines read at full speed; an echo
+// whose reply is three times as long (1.5 x (line + reply) + 16 MiB); a
+// 60 MiB number for add (2 x line + 16 MiB); anything else (4 x line +
+// 16 MiB): an unknown tool whose 40 MiB name has an escape, 64 MiB of
+// '[', and 60 MiB of member names with an escape each, in params or in a
+// tool's arguments, which are decoded to be matched.
 func TestBoundedMemory(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("memory bounds are for the binary without the race detector")
+	}
 	const mib = 1 << 20
 	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 1000000)
 	pings = pings[:len(pings)-1] + "]"
+	// 167,772 members of 375 bytes, each named "\/aaa...".
+	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 167772)
+	escapedNames = escapedNames[:len(escapedNames)-1]
+	twice := func(l, r int) int { return 2*l + 16*mib }
+	fourTimes := func(l, r int) int { return 4*l + 16*mib }
 	cases := []struct {
 		name  string
+		args  []string
 		line  string
 		reply int // bytes of reply owed, for the bound
 		bound func(line, reply int) int
 	}{
-		{"batch of 1M pings", pings, 0, func(l, r int) int { return 2*l + 16*mib }},
-		{"0xFF echo", echoCall("1", `"`+strings.Repeat("\xff", 40*mib)+`"`), 120 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
-		{"unknown tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 20*mib) + `"}}`, 0, func(l, r int) int { return 4*l + 16*mib }},
-		{"64 MiB of [", strings.Repeat("[", 64*mib-1), 0, func(l, r int) int { return 4*l + 16*mib }},
-		{"60 MiB number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, func(l, r int) int { return 2*l + 16*mib }},
+		{"batch of 1M pings", nil, pings, 0, twice},
+		{"batch of 1M pings, -v", []string{"-v"}, pings, 0, twice},
+		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 40*mib)+`"`), 120 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
+		{"unknown tool name", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 20*mib) + `"}}`, 0, fourTimes},
+		{"64 MiB of [", nil, strings.Repeat("[", 64*mib-1), 0, fourTimes},
+		{"60 MiB number", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, twice},
+		{"escaped names in params", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + escapedNames + `}}`, 0, fourTimes},
+		{"escaped argument names", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{` + escapedNames + `}}}`, 0, fourTimes},
 	}
 	for _, tc := range cases {
-		c := startChild(t)
+		cmd := exec.Command(mcpBinary, tc.args...)
+		cmd.Stderr = io.Discard // read at full speed
+		c := startCommand(t, cmd)
 		go func() { fmt.Fprintf(c.stdin, "%s\n%s\n", tc.line, pingLine) }()
 		c.readUntil(t, pingReply)
 		peak, bound := c.peakRSS(t), tc.bound(len(tc.line), tc.reply)
 		if peak > bound {
 			t.Errorf("%s: peak RSS %.0f MiB, bound %.0f MiB", tc.name, float64(peak)/mib, float64(bound)/mib)
 		}
-		start, rss := time.Now(), c.rss(t)
-		for rss > 64*mib && time.Since(start) < 10*time.Second {
-			time.Sleep(50 * time.Millisecond)
-			rss = c.rss(t)
+		idle, rss := time.Now(), c.rss(t)
+		for ; rss > 16*mib && time.Since(idle) < 10*time.Second; rss = c.rss(t) {
+			time.Sleep(10 * time.Millisecond)
 		}
-		if rss > 64*mib {
+		if rss > 16*mib {
 			t.Errorf("%s: RSS still %.0f MiB after 10 s idle", tc.name, float64(rss)/mib)
 		}
 		t.Logf("%s: line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB after %v idle", tc.name,
-			float64(len(tc.line))/mib, float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(start).Round(10*time.Millisecond))
+			float64(len(tc.line))/mib, float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(idle).Round(10*time.Millisecond))
 		c.stdin.Close()
-		c.wait(t)
+		c.finish(t)
 	}
 }
 
@@ -1645,15 +1926,7 @@ func TestBoundedMemory(t *testing.T) {
 // counted in the log, and the reason for stopping is the last line once
 // stderr is read.
 func TestLogCannotHurt(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd := exec.Command(mcpBinary, "-v")
-	cmd.Stderr = w
-	c := startCommand(t, cmd)
-	w.Close()
+	c, r := startLogging(t)
 	long := strings.Repeat("m", 1<<20)
 	forged := `x\nmcp: forged line\u001b[31m`
 	go func() {
@@ -1670,7 +1943,7 @@ func TestLogCannotHurt(t *testing.T) {
 	peak := c.peakRSS(t)
 	c.stdin.Close()
 	logText, _ := io.ReadAll(r)
-	c.wait(t)
+	c.finish(t)
 	if peak > 64<<20 {
 		t.Errorf("peak RSS %.0f MiB with 200 MiB of method names and stderr unread", float64(peak)/(1<<20))
 	}
@@ -1694,14 +1967,16 @@ func TestLogCannotHurt(t *testing.T) {
 	}
 }
 
-// TestNonblockingPipes: another process sharing our stdin or stdout pipe
-// may make it non-blocking after we start (golang/go#58408); reads and
-// writes then return EAGAIN, which must cost nothing. The test sets
-// O_NONBLOCK itself, on its own end of the shared pipe description, once
-// the server has answered a first request (before that, the Go runtime
-// would see the flag at start-up and cope by itself).
+// TestNonblockingPipes: another process sharing our stdin, stdout or
+// stderr pipe may make it non-blocking after we start (golang/go#58408);
+// reads and writes then return EAGAIN, which must cost nothing: every
+// reply arrives, and with -v every log line is written or counted as
+// dropped, the reason for stopping last. The test sets O_NONBLOCK itself,
+// on its own end of the shared pipe description, once the server has
+// answered a first request (before that, the Go runtime would see the
+// flag at start-up and cope by itself).
 func TestNonblockingPipes(t *testing.T) {
-	for _, which := range []string{"stdin", "stdout"} {
+	for _, which := range []string{"stdin", "stdout", "stderr"} {
 		inR, inW, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -1710,8 +1985,12 @@ func TestNonblockingPipes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(mcpBinary)
-		cmd.Stdin, cmd.Stdout = inR, outW
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(mcpBinary, "-v")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -1720,15 +1999,13 @@ func TestNonblockingPipes(t *testing.T) {
 		if got, err := replies.ReadString('\n'); got != pingReply {
 			t.Fatalf("%s: first reply %q, %v", which, got, err)
 		}
-		shared := inR
-		if which == "stdout" {
-			shared = outW
-		}
+		shared := map[string]*os.File{"stdin": inR, "stdout": outW, "stderr": errW}[which]
 		if err := syscall.SetNonblock(int(shared.Fd()), true); err != nil {
 			t.Fatal(err)
 		}
 		inR.Close()
 		outW.Close()
+		errW.Close()
 		const n = 20000
 		go func() {
 			defer inW.Close()
@@ -1739,14 +2016,27 @@ func TestNonblockingPipes(t *testing.T) {
 				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
 			}
 		}()
+		logText := make(chan []byte)
+		go func() {
+			if which == "stderr" {
+				time.Sleep(100 * time.Millisecond) // let the pipe fill: writes return EAGAIN
+			}
+			b, _ := io.ReadAll(errR)
+			logText <- b
+		}()
 		if which == "stdout" {
-			time.Sleep(100 * time.Millisecond) // let the pipe fill: writes return EAGAIN
+			time.Sleep(100 * time.Millisecond) // likewise
 		}
 		lines, hits, _, err := countReplies(replies, []byte(`"result":{"tools":`))
 		outR.Close()
 		if werr := cmd.Wait(); werr != nil || err != nil || lines != n || hits != n {
 			t.Errorf("%s made non-blocking: exit %v, read %v: %d lines, %d replies of %d", which, werr, err, lines, hits, n)
 		}
+		written, dropped := checkLog(t, <-logText, "mcp: end of input: stopping")
+		if written+dropped != n+1 {
+			t.Errorf("%s made non-blocking: %d log lines written and %d counted as dropped, want %d in all", which, written, dropped, n+1)
+		}
+		errR.Close()
 	}
 }
 
@@ -1770,7 +2060,7 @@ func TestSecondSignalEndsAtLineEnd(t *testing.T) {
 		time.Sleep(time.Millisecond)
 		c.cmd.Process.Signal(syscall.SIGTERM)
 		_, _, last, err := countReplies(c.stdout, []byte("\n"))
-		st := c.wait(t)
+		_, st := c.finish(t)
 		if err != nil || st.ExitCode() != 128+int(syscall.SIGINT) && st.ExitCode() != 0 {
 			t.Fatalf("run %d: exit %v, %v", run, st, err)
 		}
@@ -1789,33 +2079,116 @@ func TestSIGHUP(t *testing.T) {
 	}
 	c.readUntil(t, `{"jsonrpc":"2.0","id":99,"result":{}}`+"\n")
 	c.cmd.Process.Signal(syscall.SIGHUP)
-	if st := c.wait(t); st.ExitCode() != 0 {
+	if rest, st := c.finish(t); st.ExitCode() != 0 || len(rest) > 0 {
 		t.Fatalf("exit %v after SIGHUP", st)
 	}
 }
 
-// TestLinesJustOverReadBuffer: lines a little longer than the 64 KiB read
-// buffer cost about what shorter ones do per byte (they used to turn the
-// collector off and on and give memory back each time: 8-26x the CPU).
-// The ratio is asserted loosely, so a loaded machine does not fail it.
-func TestLinesJustOverReadBuffer(t *testing.T) {
-	cpuPerByte := func(size int) float64 {
-		call := echoCall("1", `"`+largeText(size)+`"`) + "\n"
-		input := []byte(strings.Repeat(call, 3000))
-		cmd := exec.Command(mcpBinary)
-		cmd.Stdin = bytes.NewReader(input)
-		cmd.Stdout = io.Discard
-		if err := cmd.Run(); err != nil {
+// TestStopReason: with -v, the log's last line says why mcp stopped, and
+// the exit status agrees, whatever the server was doing when a signal
+// came: answering a stream of requests (10 runs); writing a 16 MiB reply
+// that the client reads slowly; or given a second signal 1 ms after the
+// first during such a reply.
+func TestStopReason(t *testing.T) {
+	lastLine := func(c *child) string {
+		lines := strings.Split(strings.TrimSuffix(c.stderr.String(), "\n"), "\n")
+		return lines[len(lines)-1]
+	}
+	for run := range 10 {
+		c := startChild(t, "-v")
+		go func() {
+			for {
+				if _, err := fmt.Fprintf(c.stdin, "%s\n", pingLine); err != nil {
+					return
+				}
+			}
+		}()
+		c.readUntil(t, strings.Repeat(pingReply, 1000))
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		if _, st := c.finish(t); st.ExitCode() != 0 || lastLine(c) != "mcp: terminated: stopping" {
+			t.Fatalf("busy, run %d: exit %v, last log line %q", run, st, lastLine(c))
+		}
+	}
+	echo := echoCall("1", `"`+largeText(16<<20)+`"`) + "\n"
+	for _, second := range []bool{false, true} {
+		c := startChild(t, "-v")
+		go c.stdin.Write([]byte(echo))
+		if _, err := io.ReadFull(c.stdout, make([]byte, 1<<20)); err != nil { // the reply is being written
 			t.Fatal(err)
 		}
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		return float64(cpu) / float64(len(input))
+		c.cmd.Process.Signal(syscall.SIGINT)
+		if second {
+			time.Sleep(time.Millisecond) // as when a client follows Ctrl-C with its own signal
+			c.cmd.Process.Signal(syscall.SIGTERM)
+		}
+		rest, st := c.finish(t)
+		// Either signal may come first; if the reply was out before the
+		// second came, the first stopped the server alone.
+		want := map[int][]string{0: {"mcp: interrupt: stopping"}}
+		if second {
+			want[0] = append(want[0], "mcp: terminated: stopping")
+			want[128+int(syscall.SIGINT)] = []string{"mcp: interrupt, then terminated: stopping"}
+			want[128+int(syscall.SIGTERM)] = []string{"mcp: terminated, then interrupt: stopping"}
+		}
+		if !slices.Contains(want[st.ExitCode()], lastLine(c)) || !bytes.HasSuffix(rest, []byte("}}\n")) {
+			t.Errorf("second signal %v: exit %v, last log line %q, reply ends %q; want a whole line and one of %v",
+				second, st, lastLine(c), rest[max(0, len(rest)-20):], want)
+		}
 	}
-	short, long := cpuPerByte(60<<10), cpuPerByte(70<<10)
-	t.Logf("CPU per byte: 60 KiB lines %.2f ns, 70 KiB lines %.2f ns (%.2fx)", short, long, long/short)
-	if long > 4*short {
-		t.Errorf("70 KiB lines cost %.1fx the CPU per byte of 60 KiB lines", long/short)
+}
+
+// TestLogAccounting: with -v and a stderr that is not read while the
+// session runs, and read only 300 ms after input ends (within
+// logPatience), every log line produced is either written or counted in
+// a "log lines dropped" line, and the reason for stopping comes last: of
+// 300,000 requests, written + counted = 300,000.
+func TestLogAccounting(t *testing.T) {
+	c, r := startLogging(t)
+	const n = 300000
+	go func() {
+		in := bufio.NewWriter(c.stdin)
+		for i := range n {
+			fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		in.Flush()
+	}()
+	for i := range n {
+		if _, err := c.stdout.ReadSlice('\n'); err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
 	}
+	c.stdin.Close()
+	time.Sleep(300 * time.Millisecond) // the reader is late
+	logText, _ := io.ReadAll(r)
+	c.finish(t)
+	written, counted := checkLog(t, logText, "mcp: end of input: stopping")
+	if written+counted != n {
+		t.Errorf("%d log lines written and %d counted as dropped, want %d in all", written, counted, n)
+	}
+	t.Logf("%d log lines written, %d dropped and counted", written, counted)
+}
+
+// checkLog checks that every line of a -v log is one of ours and that the
+// last is want, and returns how many lines it has besides the last and
+// the "N log lines dropped" ones, and the sum of those N.
+func checkLog(t *testing.T, log []byte, want string) (written, dropped int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	if last := lines[len(lines)-1]; last != want {
+		t.Errorf("last log line %q, want %q", last, want)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		var d int
+		switch _, err := fmt.Sscanf(l, "mcp: %d log lines dropped", &d); {
+		case err == nil:
+			dropped += d
+		case strings.HasPrefix(l, "mcp: "):
+			written++
+		default:
+			t.Fatalf("not a log line of ours: %q", l)
+		}
+	}
+	return written, dropped
 }
 
 // TestMethodsDispatch: every method the usage text lists reaches its
@@ -1928,5 +2301,28 @@ func BenchmarkEcho16MiB(b *testing.B) {
 		if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLongLines pipes 300 echo lines of each size through the built
+// binary per op and reports the server's CPU time per byte of input:
+// lines just under and just over the 64 KiB read buffer, and just over
+// bigLine, after each of which the memory goes back to the system.
+func BenchmarkLongLines(b *testing.B) {
+	for _, size := range []int{60 << 10, 70 << 10, bigLine + 1<<10} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			input := []byte(strings.Repeat(echoCall("1", `"`+largeText(size)+`"`)+"\n", 300))
+			var cpu time.Duration
+			for b.Loop() {
+				cmd := exec.Command(mcpBinary)
+				cmd.Stdin, cmd.Stdout = bytes.NewReader(input), io.Discard
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.SetBytes(int64(len(input)))
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*len(input)), "cpu-ns/B")
+		})
 	}
 }

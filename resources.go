@@ -3,32 +3,27 @@
 
 package main
 
+import (
+	"fmt"
+	"strings"
+)
+
 // resource is one fixed text resource.
 type resource struct {
-	uri      string
-	name     string
-	mimeType string
-	text     string
-
-	readBody []byte // `"contents":[...]`, the body of its resources/read result
+	uri, name, mimeType, text string
+	readBody                  string // `"contents":[...]`, the body of its resources/read result
 }
 
 // resources is the catalogue, in resources/list order.
 var resources = []resource{
-	{
-		uri:      "memo://welcome",
-		name:     "Welcome memo",
-		mimeType: "text/plain",
-		text:     "Welcome to Shipcode MCP.",
-	},
+	{uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP."},
 }
 
+// init encodes each resource's resources/read result once.
 func init() {
 	for i := range resources {
 		r := &resources[i]
-		b := append([]byte(nil), `"contents":[{`...)
-		b = appendStringMembers(b, "uri", r.uri, "mimeType", r.mimeType, "text", r.text)
-		r.readBody = append(b, "}]"...)
+		r.readBody = fmt.Sprintf(`"contents":[{"uri":%s,"mimeType":%s,"text":%s}]`, quote(r.uri), quote(r.mimeType), quote(r.text))
 	}
 }
 
@@ -43,14 +38,11 @@ func findResource(uri []byte) *resource {
 	return nil
 }
 
-// appendResourceList appends `"resources":[...]`, the body of a
-// resources/list result.
-func appendResourceList(dst []byte) []byte {
-	dst = append(dst, `"resources":`...)
-	return appendArray(dst, len(resources), func(dst []byte, i int) []byte {
-		r := resources[i]
-		dst = append(dst, '{')
-		dst = appendStringMembers(dst, "uri", r.uri, "name", r.name, "mimeType", r.mimeType)
-		return append(dst, '}')
-	})
+// resourceList is `"resources":[...]`, the body of a resources/list result.
+func resourceList() string {
+	var list []string
+	for _, r := range resources {
+		list = append(list, fmt.Sprintf(`{"uri":%s,"name":%s,"mimeType":%s}`, quote(r.uri), quote(r.name), quote(r.mimeType)))
+	}
+	return `"resources":[` + strings.Join(list, ",") + "]"
 }

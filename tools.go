@@ -4,6 +4,11 @@
 
 package main
 
+import (
+	"fmt"
+	"strings"
+)
+
 // tool is one entry of the catalogue. Every argument is required and no
 // other is allowed, which is what its inputSchema says.
 type tool struct {
@@ -23,18 +28,8 @@ type arg struct {
 
 // tools is the catalogue, in tools/list order.
 var tools = []tool{
-	{
-		name:        "add",
-		description: "Add two numbers",
-		args:        []arg{{"a", "number"}, {"b", "number"}},
-		run:         runAdd,
-	},
-	{
-		name:        "echo",
-		description: "Echo text",
-		args:        []arg{{"text", "string"}},
-		run:         runEcho,
-	},
+	{name: "add", description: "Add two numbers", args: []arg{{"a", "number"}, {"b", "number"}}, run: runAdd},
+	{name: "echo", description: "Echo text", args: []arg{{"text", "string"}}, run: runEcho},
 }
 
 // runAdd writes a+b as JavaScript's String(a+b) would.
@@ -68,44 +63,32 @@ func (t *tool) argIndex(name []byte) int {
 	return -1
 }
 
-// appendProblems appends to w, as the body of a JSON string, what is wrong with
-// the arguments: vals are the values given for t.args (nil if missing) and
-// extra the first argument not in the schema (nil if none). It appends
-// nothing when the arguments are valid.
+// appendProblems appends to w, as the body of a JSON string, what is
+// wrong with the arguments: vals are the values given for t.args (nil if
+// missing) and extra the first argument not in the schema (nil if none).
+// It appends nothing when the arguments are valid.
 func (t *tool) appendProblems(w *writer, vals [][]byte, extra []byte) {
 	start := w.pos()
-	sep := func() {
+	problem := func(parts ...string) {
 		if w.pos() == start {
-			w.buf = append(w.buf, "Invalid arguments for tool "...)
-			w.buf = append(w.buf, t.name...)
-			w.buf = append(w.buf, ": "...)
+			w.buf = append(append(append(w.buf, "Invalid arguments for tool "...), t.name...), ": "...)
 		} else {
 			w.buf = append(w.buf, "; "...)
 		}
+		for _, p := range parts {
+			w.buf = append(w.buf, p...)
+		}
 	}
 	for i, a := range t.args {
-		v := vals[i]
-		switch {
+		switch v := vals[i]; {
 		case v == nil:
-			sep()
-			w.buf = append(w.buf, `missing required argument \"`...)
-			w.buf = append(w.buf, a.name...)
-			w.buf = append(w.buf, `\" (`...)
-			w.buf = append(w.buf, a.kind...)
-			w.buf = append(w.buf, ')')
+			problem(`missing required argument \"`, a.name, `\" (`, a.kind, ")")
 		case jsonType(v) != a.kind:
-			sep()
-			w.buf = append(w.buf, `argument \"`...)
-			w.buf = append(w.buf, a.name...)
-			w.buf = append(w.buf, `\" must be a `...)
-			w.buf = append(w.buf, a.kind...)
-			w.buf = append(w.buf, ", got "...)
-			w.buf = append(w.buf, jsonType(v)...)
+			problem(`argument \"`, a.name, `\" must be a `, a.kind, ", got ", jsonType(v))
 		}
 	}
 	if extra != nil {
-		sep()
-		w.buf = append(w.buf, `unexpected argument \"`...)
+		problem(`unexpected argument \"`)
 		w.appendText(extra[1 : len(extra)-1])
 		w.buf = append(w.buf, `\" (allowed: `...)
 		for i, a := range t.args {
@@ -120,42 +103,27 @@ func (t *tool) appendProblems(w *writer, vals [][]byte, extra []byte) {
 
 // jsonType names the JSON Schema type of a valid JSON value.
 func jsonType(v []byte) string {
-	switch v[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
+	if t := jsonTypes[v[0]]; t != "" {
+		return t
 	}
 	return "number"
 }
 
-// appendToolList appends `"tools":[...]`, the body of a tools/list result.
-func appendToolList(dst []byte) []byte {
-	dst = append(dst, `"tools":`...)
-	return appendArray(dst, len(tools), func(dst []byte, i int) []byte {
-		t := tools[i]
-		dst = append(dst, '{')
-		dst = appendStringMembers(dst, "name", t.name, "description", t.description)
-		dst = append(dst, `,"inputSchema":{"type":"object","properties":{`...)
-		names := make([]string, len(t.args))
-		for j, a := range t.args {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, a.name)
-			dst = append(dst, ":{"...)
-			dst = appendStringMembers(dst, "type", a.kind)
-			dst = append(dst, '}')
-			names[j] = a.name
+// jsonTypes are the types of the JSON values that start with each byte
+// but numbers.
+var jsonTypes = [256]string{'"': "string", '{': "object", '[': "array", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+// toolList is `"tools":[...]`, the body of a tools/list result.
+func toolList() string {
+	var list []string
+	for _, t := range tools {
+		var props, names []string
+		for _, a := range t.args {
+			props = append(props, quote(a.name)+`:{"type":`+quote(a.kind)+`}`)
+			names = append(names, a.name)
 		}
-		dst = append(dst, `},"required":`...)
-		dst = appendStringArray(dst, names)
-		return append(dst, `,"additionalProperties":false}}`...)
-	})
+		list = append(list, fmt.Sprintf(`{"name":%s,"description":%s,"inputSchema":{"type":"object","properties":{%s},"required":%s,"additionalProperties":false}}`,
+			quote(t.name), quote(t.description), strings.Join(props, ","), quoteList(names)))
+	}
+	return `"tools":[` + strings.Join(list, ",") + "]"
 }
