@@ -57,6 +57,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -432,21 +433,24 @@ const bigLine = 1 << 20
 // answered, collection is off: it would find next to nothing, and its
 // workers would take the second core from the client (a 16 MiB echo
 // through pipes took 84-144 ms with it on, 50-62 ms off, medians of 9
-// spawns, at 7234022). A memory limit of twice the bytes held plus
-// bigLineSlack stands in, so whatever else is allocated meanwhile (log
-// lines, say) is collected before memory passes that. The settings are
-// the process's, so they are kept once: the first big line in, over all
-// servers, saves them, the last one out restores them.
+// spawns, at 7234022). A memory limit stands in: what the process used
+// when the first big line came, plus twice the bytes held (pieces and
+// joined line), plus bigLineSlack, so that whatever else is allocated
+// meanwhile (log lines, say) is collected before memory passes that. The
+// settings are the process's, so they are kept once: the first big line
+// in, over all servers, saves them, the last one out restores them.
 var bigLines struct {
 	sync.Mutex
 	held    int   // bytes of big lines held, over all servers
+	base    int64 // memory in use when the first came
 	percent int   // the GC percent to restore
 	limit   int64 // the memory limit to restore
 }
 
-// bigLineSlack is what the limit allows beyond twice the bytes held: room
-// for the rest of the process without collecting all the time.
-const bigLineSlack = 8 << 20
+// bigLineSlack is what the limit allows beyond the rest: room for the
+// runtime's own memory and headroom, so that joining a line's pieces does
+// not set off a collection (with 8 MiB and no base, a 16 MiB echo did).
+const bigLineSlack = 4 << 20
 
 // holdBigLine adds n bytes, or takes them away if n is negative, to the
 // big lines held.
@@ -458,10 +462,13 @@ func holdBigLine(n int) {
 		return
 	}
 	if b.held == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.base = int64(ms.Sys - ms.HeapReleased) // what the memory limit counts
 		b.percent, b.limit = debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	}
 	if b.held += n; b.held > 0 {
-		debug.SetMemoryLimit(min(b.limit, int64(2*b.held+bigLineSlack)))
+		debug.SetMemoryLimit(min(b.limit, b.base+int64(2*b.held+bigLineSlack)))
 		return
 	}
 	debug.SetGCPercent(b.percent)
