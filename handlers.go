@@ -348,8 +348,7 @@ func (s *server) decodeParams(req *request) rpcError {
 	return s.decodeMeta(req)
 }
 
-// Errors for a _meta that lacks a member it needs, or has it of the
-// wrong type.
+// Errors for a _meta that lacks a member it needs, or has it mistyped.
 var (
 	errNoMetaVersion = rpcError{code: codeInvalidParams, message: "Invalid params",
 		data: `{"required":"_meta.` + metaProtocolVersion + `"}`}
@@ -412,9 +411,13 @@ func (s *server) handleInitialize(req *request) rpcError {
 	if err := legacyOnly(req); err.code != 0 {
 		return err
 	}
+	var version []byte
+	if v := req.protocolVersion; v != nil && v[0] == '"' {
+		version = s.text(v)
+	}
 	s.buf = append(s.buf, `"result":{"protocolVersion":"`...)
-	if v := req.protocolVersion; v != nil && v[0] == '"' && isLegacy(s.text(v)) {
-		s.buf = append(s.buf, s.text(v)...)
+	if isLegacy(version) {
+		s.buf = append(s.buf, version...)
 	} else {
 		s.buf = append(s.buf, latestLegacyVersion...)
 	}
@@ -1059,8 +1062,7 @@ func readEscape(s []byte, i int) (r rune, n int) {
 	return r, 6
 }
 
-// The escapes JSON writes with one letter after the backslash, and the
-// characters they stand for.
+// JSON's one-letter escapes, and the characters they stand for.
 const (
 	shortEscapes = "bfnrt\"\\"
 	shortEscaped = "\b\f\n\r\t\"\\"

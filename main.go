@@ -85,6 +85,11 @@ const (
 	flushSize = 256 << 10
 	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
+	// idleRelease is how long the server waits, idle after a big line,
+	// before it gives that line's memory back to the operating system.
+	idleRelease = time.Second
+	// maxBackoff is the longest wait between two tries that got EAGAIN.
+	maxBackoff = 20 * time.Millisecond
 )
 
 func main() {
@@ -406,10 +411,6 @@ func (s *server) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// idleRelease is how long the server waits, idle after a big line, before
-// it gives the memory that line needed back to the operating system.
-const idleRelease = time.Second
-
 // write is the writer's output: it writes all of p, and after askKill
 // stops the loop (returns errStopped) once the output ends a line.
 func (s *server) write(p []byte) error {
@@ -515,9 +516,6 @@ func (w retryWriter) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
-
-// maxBackoff is the longest wait between two tries that returned EAGAIN.
-const maxBackoff = 20 * time.Millisecond
 
 // logger writes diagnostic lines to standard error from its own goroutine,
 // so the protocol never waits on it: a line that finds the queue full is

@@ -1052,6 +1052,8 @@ func TestNoAllocations(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999"}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-1\u0038"}}`,
 	} {
 		b := []byte(line)
 		if n := testing.AllocsPerRun(100, func() { s.answer(b, false); s.buf = s.buf[:0] }); n != 0 {
@@ -1724,6 +1726,27 @@ func TestCollectorPolicy(t *testing.T) {
 		if p, m := debug.SetGCPercent(77), debug.SetMemoryLimit(-1); p != 77 || m != 1<<40 {
 			t.Errorf("limit %d: GC percent %d and memory limit %d after a big line, want 77 and %d", limit, p, m, int64(1<<40))
 		}
+	}
+}
+
+// TestBigLineLimitLeavesRoom: the memory limit that stands in for the
+// collector during a big line counts from what the process already uses,
+// here 32 MiB of ballast: a limit of twice the line and a little would be
+// under what is in use, and the collector would run without pause.
+func TestBigLineLimitLeavesRoom(t *testing.T) {
+	ballast := make([]byte, 32<<20)
+	defer runtime.KeepAlive(ballast)
+	saved := tools
+	defer func() { tools = saved }()
+	tools = append(slices.Clone(saved), tool{name: "limit", args: []arg{{"text", "string"}}, run: func(w *writer, vals [][]byte) {
+		w.buf = strconv.AppendInt(w.buf, debug.SetMemoryLimit(-1), 10)
+	}})
+	big := strings.Repeat("x", 2*bigLine)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"limit","arguments":{"text":"` + big + `"}}}` + "\n"
+	got := strings.TrimPrefix(serveString(t, in), `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`)
+	limit, _ := strconv.ParseInt(got[:strings.IndexByte(got, '"')], 10, 64)
+	if want := int64(2*len(big) + 32<<20); limit < want {
+		t.Errorf("memory limit %d MiB during a %d MiB line, with 32 MiB in use before it: want at least %d MiB", limit>>20, len(big)>>20, want>>20)
 	}
 }
 
