@@ -343,7 +343,7 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 	var pieces [][]byte
 	size := 0 // bytes of the line before line: in pieces, or dropped
 	for err == bufio.ErrBufferFull {
-		if size += len(line); size <= s.max+1 { // +1: it may end in "\r\n"
+		if size += len(line); size-1 <= s.max { // -1: it may end in "\r\n"; no overflow
 			pieces = append(pieces, bytes.Clone(line))
 			if size >= bigLine {
 				holdBigLine(size - s.held)
@@ -357,7 +357,7 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 	if err != nil && (err != io.EOF || size == 0 && len(line) == 0) {
 		return nil, false, err
 	}
-	if s.started = true; size > s.max+1 {
+	if s.started = true; size-1 > s.max {
 		return nil, true, nil
 	}
 	if len(pieces) > 0 {
@@ -423,7 +423,7 @@ func (s *server) write(p []byte) error {
 	return nil
 }
 
-// ==== Reading lines: the collector policy ====
+// ==== The collector policy for big lines ====
 
 // bigLine is the line length from which the policy below applies, and
 // the line's memory is given back once idle: below it, that costs more

@@ -1113,6 +1113,19 @@ func TestLineLimit(t *testing.T) {
 	}
 }
 
+// TestLargestLimit: a limit of the largest int serves long lines (with
+// limit+1 computed, it overflowed and rejected every line over 64 KiB).
+func TestLargestLimit(t *testing.T) {
+	text := strings.Repeat("x", 3*readSize)
+	var out bytes.Buffer
+	if err := newServer(strings.NewReader(echoCall("1", `"`+text+`"`)+"\r\n"), &out, math.MaxInt).run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := textReply("1", text); out.String() != want {
+		t.Errorf("got %q, want the echo", clip(out.String(), 200))
+	}
+}
+
 // TestBOMOnlyFirst: a byte order mark is skipped only at the very start
 // of input, even when the first line was over the limit.
 func TestBOMOnlyFirst(t *testing.T) {
@@ -1711,12 +1724,12 @@ func TestCollectorPolicy(t *testing.T) {
 	}
 	big := strings.Repeat("x", 2*bigLine)
 	in := gcCall("1", "small") + gcCall("2", big) + gcCall("3", "small")
-	want := textReply("1", "77") + textReply("2", "-1") + textReply("3", "77")
-	for _, limit := range []int{defaultMaxMessage, bigLine + readSize} {
+	for _, limit := range []int{defaultMaxMessage, bigLine + readSize, math.MaxInt} {
 		var out bytes.Buffer
 		if err := newServer(strings.NewReader(in), &out, limit).run(); err != nil {
 			t.Fatal(err)
 		}
+		want := textReply("1", "77") + textReply("2", "-1") + textReply("3", "77")
 		if limit < len(big) {
 			want = textReply("1", "77") + tooLongReply(limit) + textReply("3", "77")
 		}
