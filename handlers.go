@@ -1,11 +1,12 @@
 // This file is the server's handling of messages, in three parts: the
-// protocol (a line becomes requests; the method table; the one place a
-// reply is opened, given its error and ended), reading JSON (the scanner,
-// the walks, string decoding, numbers as JavaScript reads them) and
-// writing JSON (the writer, strings and numbers as JavaScript writes
-// them). The protocol uses the other two; writing uses the reader's
-// string decoding. Requests are read straight from the line's bytes and
-// replies appended to the output buffer: a request costs no allocation.
+// protocol (a line becomes requests; the method table; each handler
+// decides a reply, which it returns), reading JSON (the scanner, the
+// walks, string decoding, numbers as JavaScript reads them) and writing
+// JSON (the one encoder of replies, strings and numbers as JavaScript
+// writes them). A handler writes nothing: the encoder writes what it
+// returned, so a reply is never half written when a handler fails.
+// Requests are read straight from the line's bytes and replies appended
+// to the output buffer: a request costs no allocation.
 
 package main
 
@@ -16,6 +17,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -33,17 +35,16 @@ const (
 	codeUnsupportedVersion = -32022 // 2026-07-28: _meta names a version we do not speak
 )
 
-// rpcError is a JSON-RPC error reply: what a handler returns instead of a
-// result; the zero value is none. Message and data are fixed text, but for
-// client text that ends them, written by appendText: text ends the message
-// (an unknown tool's name), and lit, a JSON string, ends data, which is
-// then an object (an unknown URI).
+// rpcError is a JSON-RPC error; the zero value is none. Its message is
+// text of ours, followed by name, client text (an unknown tool's name,
+// the body of a JSON string); data is raw JSON, or the start of an object
+// that lit, a JSON string from the client, ends (an unknown URI).
 type rpcError struct {
 	code    int
-	message string // fixed ASCII text
-	text    []byte // client text, the body of a JSON string, after message
-	data    string // raw JSON of data ("" for none), or its start when lit follows
-	lit     []byte // a JSON string from the client that ends data's object
+	message string
+	name    []byte
+	data    string
+	lit     []byte
 }
 
 // The errors that carry nothing but their code and message.
@@ -54,6 +55,18 @@ var (
 	errInvalidParams  = rpcError{code: codeInvalidParams, message: "Invalid params"}
 	errInternal       = rpcError{code: codeInternalError, message: "Internal error"}
 )
+
+// reply is what a handler decides to answer, for writeReply to write: an
+// error, when err.code is not 0; else a fixed result, when result is not
+// ""; else a tool's result, whose text is the body of a JSON string (a
+// slice of the request line, or the server's scratch space).
+type reply struct {
+	err     rpcError
+	result  string // raw JSON
+	text    []byte
+	isError bool // the tool reports an error
+	modern  bool // the tool's result in the 2026-07-28 shape
+}
 
 // Protocol versions. A request whose _meta names modernVersion is answered
 // statelessly with 2026-07-28 shapes; every other request gets the legacy
@@ -66,32 +79,33 @@ const (
 // legacyVersions are the initialize-era versions we speak, newest first.
 var legacyVersions = []string{latestLegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// isLegacy reports whether v is a legacy version we speak.
-func isLegacy(v []byte) bool {
-	for _, lv := range legacyVersions {
+// legacyIndex returns the index of v in legacyVersions, or -1.
+func legacyIndex(v []byte) int {
+	for i, lv := range legacyVersions {
 		if string(v) == lv {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
-// methods is the method table: every method we serve and its handler.
-// call looks a method up in order, so the calls come first: with
-// initialize first, the benchmark mix took 1.3% more instructions
-// (callgrind, 100,000 requests, at bef886d).
+// methods is the method table: every method we serve, whether 2026-07-28
+// removed it (then it is Method not found there), and its handler, which
+// is given the request with its params checked to be an object, if any.
 var methods = []struct {
 	name   string
-	handle func(*server, *request) rpcError
+	legacy bool
+	handle func(*server, *request) reply
 }{
-	{"tools/call", (*server).handleToolsCall},
-	{"resources/read", (*server).handleResourcesRead},
-	{"tools/list", func(s *server, req *request) rpcError { return s.handleList(req, toolsListBody) }},
-	{"resources/list", func(s *server, req *request) rpcError { return s.handleList(req, resourcesListBody) }},
-	{"resources/templates/list", func(s *server, req *request) rpcError { return s.handleList(req, templatesListBody) }},
-	{"initialize", (*server).handleInitialize},
-	{"ping", (*server).handlePing},
-	{"server/discover", (*server).handleDiscover},
+	{"tools/call", false, (*server).handleToolsCall},
+	{"resources/read", false, (*server).handleResourcesRead},
+	{"tools/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().toolsList) }},
+	{"resources/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().resourcesList) }},
+	{"resources/templates/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().templatesList) }},
+	{"initialize", true, (*server).handleInitialize},
+	{"ping", true, func(*server, *request) reply { return reply{result: "{}"} }},
+	// It is answered in either era, in its only shape, the 2026-07-28 one.
+	{"server/discover", false, func(*server, *request) reply { return reply{result: fixed().discover} }},
 }
 
 // Who we are, in initialize and server/discover results. serverVersion is
@@ -107,38 +121,42 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
-// Result fragments that never change, encoded once at start-up so a
-// request for them only splices in its id.
-const (
-	capabilitiesJSON = `{"tools":{},"resources":{}}`
-	serverInfoJSON   = `{"name":"` + serverName + `","version":"` + serverVersion + `"}`
+// fixedResults are the results that never change, encoded once. Each
+// pair is [legacy, 2026-07-28]: the second leads with resultType and, as
+// the catalogue is fixed for the life of the process, ends with cache
+// hints that let any client keep it an hour.
+type fixedResults struct {
+	initialize                              []string // by legacyVersions
+	discover                                string
+	toolsList, resourcesList, templatesList [2]string
+	read                                    [][2]string // by resources
+}
 
-	// initializeTail follows "protocolVersion":"V".
-	initializeTail = `,"capabilities":` + capabilitiesJSON + `,"serverInfo":` + serverInfoJSON + `}`
-)
+// fixed encodes the fixed results on first use, not in package
+// initialisation: that runs before main installs its signal handler.
+var fixed = sync.OnceValue(func() *fixedResults {
+	capabilities := `"capabilities":{"tools":{},"resources":{}}`
+	info := `{"name":` + quote(serverName) + `,"version":` + quote(serverVersion) + `}`
+	f := &fixedResults{
+		discover: `{"resultType":"complete","supportedVersions":` + quoteList(append([]string{modernVersion}, legacyVersions...)) +
+			`,` + capabilities + `,"_meta":{"io.modelcontextprotocol/serverInfo":` + info + `},"ttlMs":3600000,"cacheScope":"public"}`,
+		toolsList:     shapes(toolList()),
+		resourcesList: shapes(resourceList()),
+		templatesList: shapes(`"resourceTemplates":[]`),
+	}
+	for _, v := range legacyVersions {
+		f.initialize = append(f.initialize, `{"protocolVersion":`+quote(v)+`,`+capabilities+`,"serverInfo":`+info+`}`)
+	}
+	for _, r := range resources {
+		f.read = append(f.read, shapes(readBody(r)))
+	}
+	return f
+})
 
-var (
-	// supportedVersionsJSON lists every version we speak, newest first.
-	supportedVersionsJSON = quoteList(append([]string{modernVersion}, legacyVersions...))
-
-	// discoverBody is the server/discover result between resultType and the
-	// cache fields, in the order of the specification's example.
-	discoverBody = `,"supportedVersions":` + supportedVersionsJSON +
-		`,"capabilities":` + capabilitiesJSON +
-		`,"_meta":{"io.modelcontextprotocol/serverInfo":` + serverInfoJSON + `}`
-
-	// cacheTail ends every cacheable 2026-07-28 result: the catalogue is
-	// fixed for the life of the process, so any client may keep it an hour.
-	cacheTail = `,"ttlMs":3600000,"cacheScope":"public"`
-
-	// discoverResult is the whole server/discover result.
-	discoverResult = `"result":{"resultType":"complete"` + discoverBody + cacheTail + "}"
-
-	// The bodies of the three list results.
-	toolsListBody     = toolList()
-	resourcesListBody = resourceList()
-	templatesListBody = `"resourceTemplates":[]`
-)
+// shapes returns a cacheable result with the given members in both shapes.
+func shapes(members string) [2]string {
+	return [2]string{"{" + members + "}", `{"resultType":"complete",` + members + `,"ttlMs":3600000,"cacheScope":"public"}`}
+}
 
 // request is one JSON-RPC request, decoded: slices of the line it came in,
 // raw JSON values, nil when absent; the last wins when a member repeats,
@@ -158,87 +176,95 @@ type request struct {
 // (blank lines are skipped), and ends them with the one newline a line of
 // replies gets. tooLong is a line over the limit, whose bytes are gone.
 func (s *server) answer(line []byte, tooLong bool) {
-	mark := s.pos()
 	i := skipSpace(line, 0)
 	end := -1
 	if !tooLong && i < len(line) {
 		end = s.scan(line, i)
 	}
+	wrote := true
 	switch {
 	case tooLong:
-		e := errInvalidRequest
-		e.data = `"message longer than ` + strconv.Itoa(s.max) + ` bytes"`
-		s.replyError(nil, e)
+		s.writeReply(nil, &reply{err: s.tooLong})
 		if s.log != nil {
 			s.log.printf("mcp: - line over %d bytes skipped", s.max)
 		}
 	case i == len(line):
+		wrote = false
 	case end < 0 || skipSpace(line, end) != len(line):
-		s.replyError(nil, errParse)
-		s.log.request(nil, nil, time.Time{}, codeParseError)
+		s.writeReply(nil, &reply{err: errParse})
+		if s.log != nil {
+			s.log.printf("mcp: - id=null error %d: the line is not one JSON message (each message must be on one line)", codeParseError)
+		}
 	case line[i] == '[':
-		s.handleBatch(i)
+		wrote = s.handleBatch(i)
 	default:
-		s.handleMessage(line[i:end], i)
+		wrote = s.handleMessage(line[i:end], i, 0)
 	}
-	if s.pos() > mark {
+	if wrote {
 		s.buf = append(s.buf, '\n')
 	}
 }
 
 // handleBatch answers the JSON array at offset at of the line, a batch of
 // messages, with one array of replies in the same order, leaving out
-// notifications; if no reply is owed, it writes nothing. Once it owes a
-// reply, the array is written out as it grows, so a batch of a million
-// elements needs no more memory than one. It stops at a failed write or a
-// broken reply, after which nothing more can be written.
-func (s *server) handleBatch(at int) {
-	mark := s.pos()
-	s.buf = append(s.buf, '[')
-	elems, replies := 0, 0
+// notifications, and reports whether it wrote anything: not if no reply
+// is owed. The array is written out as it grows, so a batch of a million
+// elements needs no more memory than one. It stops at a failed write.
+func (s *server) handleBatch(at int) bool {
+	sep, elems := byte('['), 0
 	for w := s.walk(at); s.err == nil && s.nextElement(&w); elems++ {
-		sep := s.pos()
-		if replies > 0 {
-			s.buf = append(s.buf, ',')
-		}
-		before := s.pos()
-		if s.handleMessage(w.val, w.at); s.pos() == before {
-			s.takeBack(sep)
-		} else {
-			replies++
+		if s.handleMessage(w.val, w.at, sep) {
+			sep = ','
 			s.spill()
 		}
 	}
 	switch {
-	case replies > 0:
+	case sep == ',':
 		s.buf = append(s.buf, ']')
-	case s.takeBack(mark) && elems == 0:
-		s.replyError(nil, errInvalidRequest)
-		s.log.request(nil, nil, time.Time{}, codeInvalidRequest)
+	case elems == 0:
+		s.writeReply(nil, &reply{err: errInvalidRequest})
+		s.log.request(nil, nil, time.Time{}, codeInvalidRequest, false)
+	default:
+		return false
 	}
+	return true
 }
 
 // handleMessage answers the message msg, valid JSON at offset at of the
-// line, if it is owed a reply: requests and invalid messages are;
+// line, if it is owed a reply, after sep if sep is not 0, and reports
+// whether it wrote one: requests and invalid messages are owed one;
 // notifications and the client's own responses are not.
-func (s *server) handleMessage(msg []byte, at int) {
+func (s *server) handleMessage(msg []byte, at int, sep byte) bool {
 	s.decoded = s.decoded[:0]
 	req := &s.req
 	*req = request{}
-	if !s.decodeEnvelope(msg, at, req) {
-		s.replyError(req.id, errInvalidRequest)
-		s.log.request(nil, req.id, time.Time{}, codeInvalidRequest)
-		return
+	ok := s.decodeEnvelope(msg, at, req)
+	if ok && req.id == nil {
+		return false
 	}
-	if req.id != nil {
-		s.dispatch(req)
+	var start time.Time
+	if s.log != nil {
+		start = time.Now()
 	}
+	var r reply
+	if ok {
+		r = s.decide(req)
+	} else {
+		r.err = errInvalidRequest
+	}
+	if sep != 0 {
+		s.buf = append(s.buf, sep)
+	}
+	s.writeReply(req.id, &r)
+	s.log.request(req.method, req.id, start, r.err.code, r.isError)
+	return true
 }
 
-// decodeEnvelope reads the JSON-RPC members of msg into req and reports
-// whether msg is a request or notification. A response from the client is
-// neither, but is owed nothing: then req.id is left nil and it reports
-// true. When msg is invalid, req.id keeps its id if that was valid.
+// decodeEnvelope reads the JSON-RPC members of msg into req, which is
+// empty, and reports whether msg is a request or notification. A response
+// from the client is neither, but is owed nothing: then req.id is left nil
+// and it reports true. When msg is invalid, req.id keeps its id if that
+// was valid.
 func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 	if msg[0] != '{' {
 		return false
@@ -259,13 +285,9 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 			answer = true
 		}
 	}
-	if method == nil && answer {
+	if id := req.id; method == nil && answer || id != nil && id[0] != '"' && id[0] != '-' && !isDigit(id[0]) {
 		req.id = nil
-		return true
-	}
-	if id := req.id; id != nil && id[0] != '"' && id[0] != '-' && !isDigit(id[0]) {
-		req.id = nil
-		return false
+		return method == nil && answer
 	}
 	if method == nil || method[0] != '"' || jsonrpc == nil || jsonrpc[0] != '"' || string(s.text(jsonrpc)) != "2.0" {
 		return false
@@ -274,53 +296,34 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 	return true
 }
 
-// dispatch decodes a request's params, calls its method's handler and
-// writes the reply: the handler's result, or the error it returned, in
-// place of anything it wrote. If the handler panics, whatever it wrote is
-// taken back and the request gets Internal error instead; if part of it
-// was already written, the session ends (see errBrokenReply).
-func (s *server) dispatch(req *request) {
-	mark := s.pos()
-	var start time.Time
-	if s.log != nil {
-		start = time.Now()
-	}
-	code := codeInternalError // what the log says if the handler panics
+// decide returns the reply to a request: the error its _meta or params
+// earn, or what its method's handler returns. Every method takes an
+// object as params, or none. A handler that panics gets Internal error,
+// and the session goes on: nothing of its reply was written yet.
+func (s *server) decide(req *request) (r reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			if s.takeBack(mark) {
-				s.replyError(req.id, errInternal)
-			} else if s.err == nil {
-				s.err = errBrokenReply // and nothing more is written
-			}
+			r = reply{err: errInternal}
 			if s.log != nil {
 				s.log.printf("mcp: panic in %s: %v", logText(req.method), p)
 			}
 		}
-		s.log.request(req.method, req.id, start, code)
 	}()
-	s.openReply(req.id)
-	body := s.pos()
-	err := s.decodeParams(req)
-	if err.code == 0 {
-		err = s.call(req)
+	if err := s.decodeParams(req); err.code != 0 {
+		return reply{err: err}
 	}
-	if err.code != 0 {
-		s.takeBack(body)
-		s.appendError(err)
-	}
-	s.buf = append(s.buf, '}')
-	code = err.code
-}
-
-// call finds the request's method in the table and calls its handler.
-func (s *server) call(req *request) rpcError {
 	for _, m := range methods {
-		if string(req.method) == m.name {
+		switch {
+		case string(req.method) != m.name:
+		case m.legacy && req.modern:
+			return reply{err: errMethodNotFound}
+		case req.params != nil && req.params[0] != '{':
+			return reply{err: errInvalidParams}
+		default:
 			return m.handle(s, req)
 		}
 	}
-	return errMethodNotFound
+	return reply{err: errMethodNotFound}
 }
 
 // decodeParams finds the members of an object params that handlers read,
@@ -385,89 +388,54 @@ func (s *server) decodeMeta(req *request) rpcError {
 	case string(v) == modernVersion:
 		req.modern = true
 		return rpcError{}
-	case isLegacy(v):
+	case legacyIndex(v) >= 0:
 		return rpcError{}
 	}
 	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version", data: unsupportedData, lit: version}
 }
 
 // unsupportedData starts the data of an Unsupported protocol version error.
-var unsupportedData = `{"supported":` + supportedVersionsJSON + `,"requested":`
-
-// legacyOnly is the check of the methods 2026-07-28 removed.
-func legacyOnly(req *request) rpcError {
-	switch {
-	case req.modern:
-		return errMethodNotFound
-	case req.params != nil && req.params[0] != '{': // every method takes an object
-		return errInvalidParams
-	}
-	return rpcError{}
-}
+var unsupportedData = `{"supported":` + quoteList(append([]string{modernVersion}, legacyVersions...)) + `,"requested":`
 
 // handleInitialize answers the legacy handshake with the client's version
 // when we speak it, else our newest legacy version.
-func (s *server) handleInitialize(req *request) rpcError {
-	if err := legacyOnly(req); err.code != 0 {
-		return err
-	}
-	var version []byte
+func (s *server) handleInitialize(req *request) reply {
+	i := 0
 	if v := req.protocolVersion; v != nil && v[0] == '"' {
-		version = s.text(v)
+		i = max(legacyIndex(s.text(v)), 0)
 	}
-	s.buf = append(s.buf, `"result":{"protocolVersion":"`...)
-	if isLegacy(version) {
-		s.buf = append(s.buf, version...)
-	} else {
-		s.buf = append(s.buf, latestLegacyVersion...)
-	}
-	s.buf = append(s.buf, '"')
-	s.buf = append(s.buf, initializeTail...)
-	return rpcError{}
+	return reply{result: fixed().initialize[i]}
 }
 
-// handlePing answers {}.
-func (s *server) handlePing(req *request) rpcError {
-	if err := legacyOnly(req); err.code != 0 {
-		return err
+// cacheable answers a list method with its catalogue's result. We never
+// paginate, so any cursor is one we did not issue.
+func cacheable(req *request, result [2]string) reply {
+	if req.cursor != nil {
+		return reply{err: errInvalidParams}
 	}
-	s.buf = append(s.buf, `"result":{}`...)
-	return rpcError{}
+	return reply{result: result[b2i(req.modern)]}
 }
 
-// handleDiscover tells a client which versions and capabilities we have.
-// It is answered in either era (the version in _meta only has to be one we
-// speak), always with the 2026-07-28 shape: its only shape.
-func (s *server) handleDiscover(req *request) rpcError {
-	s.buf = append(s.buf, discoverResult...)
-	return rpcError{}
-}
-
-// handleList answers tools/list, resources/list and
-// resources/templates/list with the catalogue's body. We never paginate,
-// so any cursor is one we did not issue.
-func (s *server) handleList(req *request, body string) rpcError {
-	if req.params != nil && req.params[0] != '{' || req.cursor != nil {
-		return errInvalidParams
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	s.openResult(req)
-	s.buf = append(s.buf, body...)
-	s.closeCacheable(req)
-	return rpcError{}
+	return 0
 }
 
 // handleToolsCall validates the arguments against the tool's inputSchema
 // and runs the tool. Malformed params are a protocol error; arguments that
 // break the schema are a tool result with isError, which names the tool,
 // the argument and the fault, so a model can correct itself.
-func (s *server) handleToolsCall(req *request) rpcError {
+func (s *server) handleToolsCall(req *request) reply {
 	name, args := req.name, req.arguments
-	if req.params == nil || req.params[0] != '{' || name == nil || name[0] != '"' || args != nil && args[0] != '{' {
-		return errInvalidParams
+	if name == nil || name[0] != '"' || args != nil && args[0] != '{' {
+		return reply{err: errInvalidParams}
 	}
 	t := findTool(s.text(name))
 	if t == nil {
-		return rpcError{code: codeInvalidParams, message: "Unknown tool: ", text: name[1 : len(name)-1]}
+		return reply{err: rpcError{code: codeInvalidParams, message: "Unknown tool: ", name: name[1 : len(name)-1]}}
 	}
 	if len(s.vals) < len(t.args) {
 		s.vals = make([][]byte, len(t.args))
@@ -484,77 +452,29 @@ func (s *server) handleToolsCall(req *request) rpcError {
 			}
 		}
 	}
-	s.openResult(req)
-	s.buf = append(s.buf, `"content":[{"type":"text","text":"`...)
-	mark := s.pos()
-	if t.appendProblems(&s.writer, vals, extra); s.pos() > mark {
-		s.buf = append(s.buf, `"}],"isError":true}`...)
+	r := reply{modern: req.modern}
+	if s.scratch = t.problems(s.scratch[:0], vals, extra); len(s.scratch) > 0 {
+		r.text, r.isError = s.scratch, true
 	} else {
-		t.run(&s.writer, vals)
-		s.buf = append(s.buf, `"}],"isError":false}`...)
+		r.text, r.isError = t.run(s.scratch, vals)
 	}
-	return rpcError{}
+	return r
 }
 
 // handleResourcesRead answers one resource's contents. An unknown URI is
 // -32002 in legacy versions and -32602 in 2026-07-28, with the URI as data.
-func (s *server) handleResourcesRead(req *request) rpcError {
-	if req.params == nil || req.params[0] != '{' || req.uri == nil || req.uri[0] != '"' {
-		return errInvalidParams
+func (s *server) handleResourcesRead(req *request) reply {
+	if req.uri == nil || req.uri[0] != '"' {
+		return reply{err: errInvalidParams}
 	}
-	r := findResource(s.text(req.uri))
-	if r == nil {
-		code := codeResourceNotFound
-		if req.modern {
-			code = codeInvalidParams
-		}
-		return rpcError{code: code, message: "Resource not found", data: `{"uri":`, lit: req.uri}
-	}
-	s.openResult(req)
-	s.buf = append(s.buf, r.readBody...)
-	s.closeCacheable(req)
-	return rpcError{}
-}
-
-// openResult starts a result object; 2026-07-28 results lead with resultType.
-func (s *server) openResult(req *request) {
-	if req.modern {
-		s.buf = append(s.buf, `"result":{"resultType":"complete",`...)
-	} else {
-		s.buf = append(s.buf, `"result":{`...)
-	}
-}
-
-// closeCacheable ends a list or read result; 2026-07-28 adds cache hints.
-func (s *server) closeCacheable(req *request) {
-	if req.modern {
-		s.buf = append(s.buf, cacheTail...)
-	}
-	s.buf = append(s.buf, '}')
-}
-
-// openReply writes the start of every reply, up to the comma after its id:
-// the id as it came, or null. Numbers keep their digits (no trip through
-// float64); strings are written as JSON.stringify writes them.
-func (s *server) openReply(id []byte) {
-	s.buf = append(s.buf, `{"jsonrpc":"2.0","id":`...)
+	i := findResource(s.text(req.uri))
 	switch {
-	case id == nil:
-		s.buf = append(s.buf, "null"...)
-	case id[0] == '"':
-		s.appendString(id)
-	default:
-		s.buf = append(s.buf, id...)
+	case i >= 0:
+		return reply{result: fixed().read[i][b2i(req.modern)]}
+	case req.modern:
+		return reply{err: rpcError{code: codeInvalidParams, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
 	}
-	s.buf = append(s.buf, ',')
-}
-
-// replyError writes a whole error reply, for a message that never reached
-// dispatch or whose handler failed.
-func (s *server) replyError(id []byte, e rpcError) {
-	s.openReply(id)
-	s.appendError(e)
-	s.buf = append(s.buf, '}')
+	return reply{err: rpcError{code: codeResourceNotFound, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
 }
 
 // ==== Part 2: reading JSON ====
@@ -1267,34 +1187,15 @@ func readExponent(e []byte) int64 {
 // U+2028 and U+2029 raw). Numbers are written as String(n) writes them.
 
 // writer holds the output not yet written. Replies are appended to buf
-// whole lines at a time and written in batches (see flushSize); a long
-// reply is written in pieces as it is made (see spill), so positions in
-// the output are counted from its start (see pos), and what was already
-// written can no longer be taken back.
+// and written in batches (see flushSize); a long one is written in pieces
+// as it is made (see spill), so no reply is ever held whole.
 type writer struct {
-	buf     []byte
-	out     func([]byte) error // writes all of its argument (server.write)
-	flushed int64              // bytes written, or dropped, before buf[0]
-	err     error              // the first failed write; later output is dropped
+	buf []byte
+	out func([]byte) error // writes all of its argument (server.write)
+	err error              // the first failed write; later output is dropped
 }
 
-// pos is the position in the output just past what has been appended.
-// It never goes back but by takeBack, so marks taken with it stay valid.
-func (w *writer) pos() int64 { return w.flushed + int64(len(w.buf)) }
-
-// takeBack removes what was appended since mark, if it was not written
-// yet, and reports whether it could.
-func (w *writer) takeBack(mark int64) bool {
-	if mark < w.flushed {
-		return false
-	}
-	w.buf = w.buf[:mark-w.flushed]
-	return true
-}
-
-// spill writes the output so far once it passes flushSize, so a long
-// reply is written as it is made instead of held whole. Only call it where
-// nothing before it will be taken back.
+// spill writes the output so far once it passes flushSize.
 func (w *writer) spill() {
 	if len(w.buf) >= flushSize {
 		w.flush()
@@ -1307,33 +1208,98 @@ func (w *writer) flush() error {
 	if len(w.buf) > 0 && w.err == nil {
 		w.err = w.out(w.buf)
 	}
-	w.flushed += int64(len(w.buf))
 	w.buf = w.buf[:0]
 	return w.err
 }
 
-// textChunk is how much of a client's text appendText encodes at a time
-// before it lets spill write out what is pending.
+// writeReply writes the reply r to the request with the given id (nil for
+// null), the one place a reply is written. The id comes back as it came:
+// a number keeps its digits (no trip through float64), a string is
+// written as JSON.stringify writes it.
+func (w *writer) writeReply(id []byte, r *reply) {
+	w.buf = append(w.buf, `{"jsonrpc":"2.0","id":`...)
+	switch {
+	case id == nil:
+		w.buf = append(w.buf, "null"...)
+	case id[0] == '"':
+		w.appendString(id)
+	default:
+		w.appendRaw(id)
+	}
+	switch {
+	case r.err.code != 0:
+		w.appendError(r.err)
+	case r.result != "":
+		w.buf = append(append(w.buf, `,"result":`...), r.result...)
+	default:
+		w.appendToolResult(r)
+	}
+	w.buf = append(w.buf, '}')
+}
+
+// appendToolResult writes a reply's result member for a tool's result:
+// its text as the one content block, and whether it reports an error.
+func (w *writer) appendToolResult(r *reply) {
+	head := `,"result":{"content":[{"type":"text","text":"`
+	if r.modern {
+		head = `,"result":{"resultType":"complete","content":[{"type":"text","text":"`
+	}
+	w.buf = append(w.buf, head...)
+	w.appendText(r.text)
+	w.buf = strconv.AppendBool(append(w.buf, `"}],"isError":`...), r.isError)
+	w.buf = append(w.buf, '}')
+}
+
+// appendError writes a reply's error member.
+func (w *writer) appendError(e rpcError) {
+	w.buf = strconv.AppendInt(append(w.buf, `,"error":{"code":`...), int64(e.code), 10)
+	w.buf = appendPlain(append(w.buf, `,"message":"`...), e.message)
+	w.appendText(e.name)
+	w.buf = append(w.buf, '"')
+	if e.data != "" {
+		w.buf = append(append(w.buf, `,"data":`...), e.data...)
+		if e.lit != nil {
+			w.appendString(e.lit)
+			w.buf = append(w.buf, '}')
+		}
+	}
+	w.buf = append(w.buf, '}')
+}
+
+// textChunk is how much of a client's text is appended at a time before
+// spill may write out what is pending.
 const textChunk = 64 << 10
 
+// appendRaw appends JSON from the client that needs no change (a numeric
+// id) in pieces, as appendText does: it can be as long as a line.
+func (w *writer) appendRaw(b []byte) {
+	if len(b) <= textChunk {
+		w.buf = append(w.buf, b...)
+		return
+	}
+	for len(b) > 0 {
+		n := min(len(b), textChunk)
+		w.buf = append(w.buf, b[:n]...)
+		b = b[n:]
+		w.spill()
+	}
+}
+
 // appendString appends the valid JSON string lit that came from the
-// client, as JSON.stringify would write the string it denotes, in pieces
-// (see appendText).
+// client, as JSON.stringify would write the string it denotes.
 func (w *writer) appendString(lit []byte) {
 	w.buf = append(w.buf, '"')
 	w.appendText(lit[1 : len(lit)-1])
 	w.buf = append(w.buf, '"')
 }
 
-// appendText appends the body of a valid JSON string that came from the
-// client, in the canonical form, writing out what is pending every
-// textChunk bytes of it: a client's text can be as long as a line, and
-// three times longer once written (each byte that is not UTF-8 becomes
-// U+FFFD), so it is never held whole. The reply it is part of can then no
-// longer be taken back, which is why a client's text only ever ends a
-// reply, after everything that can fail. A chunk with no escape that is
-// UTF-8 is copied as it is, checked by the vectorised bytes.IndexByte and
-// utf8.Valid; any other goes through appendEscaped.
+// appendText appends the body of a valid JSON string in the canonical
+// form, in pieces of textChunk bytes, writing out what is pending after
+// each: a client's text can be as long as a line, and three times longer
+// once written (each byte that is not UTF-8 becomes U+FFFD), so it is
+// never held whole. A piece with no escape that is UTF-8 is copied as it
+// is, checked by the vectorised bytes.IndexByte and utf8.Valid; any other
+// goes through appendEscaped.
 func (w *writer) appendText(body []byte) {
 	for len(body) > 0 {
 		n := len(body)
@@ -1383,28 +1349,8 @@ func (w *writer) appendEscaped(body []byte, limit int) int {
 	}
 }
 
-// appendError writes a reply's error member.
-func (w *writer) appendError(e rpcError) {
-	w.buf = append(w.buf, `"error":{"code":`...)
-	w.buf = strconv.AppendInt(w.buf, int64(e.code), 10)
-	w.buf = append(w.buf, `,"message":"`...)
-	w.buf = append(w.buf, e.message...)
-	w.appendText(e.text)
-	w.buf = append(w.buf, '"')
-	if e.data != "" {
-		w.buf = append(w.buf, `,"data":`...)
-		w.buf = append(w.buf, e.data...)
-		if e.lit != nil {
-			w.appendString(e.lit)
-			w.buf = append(w.buf, '}')
-		}
-	}
-	w.buf = append(w.buf, '}')
-}
-
-// appendPlain appends the text s as the body of a JSON string: for the
-// catalogues, encoded at start-up, and for tools that write text of their
-// own (a client's text is written with appendText).
+// appendPlain appends the text s, of ours, as the body of a JSON string:
+// each character by appendRune, the encoder's rule.
 func appendPlain(dst []byte, s string) []byte {
 	for _, r := range s {
 		dst = appendRune(dst, r)

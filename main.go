@@ -90,6 +90,10 @@ const (
 	idleRelease = time.Second
 	// maxBackoff is the longest wait between two tries that got EAGAIN.
 	maxBackoff = 20 * time.Millisecond
+	// scratchSize is the space a tool call's text is made in (see
+	// handleToolsCall): add's and any argument problems fit, so a call
+	// costs no allocation; a longer text allocates its own.
+	scratchSize = 1 << 10
 )
 
 func main() {
@@ -247,14 +251,8 @@ func (e stopError) Error() string {
 	return e.first.String() + ", then " + e.second.String()
 }
 
-var (
-	// errStopped is what run returns when it stopped because it was asked.
-	errStopped = errors.New("stopped")
-	// errBrokenReply ends the session when a handler fails after part of
-	// its reply was written: the line cannot be taken back, and anything
-	// after it would be read as part of it.
-	errBrokenReply = errors.New("a handler failed in the middle of a written reply")
-)
+// errStopped is what run returns when it stopped because it was asked.
+var errStopped = errors.New("stopped")
 
 // What serveUntilStopped asks of the serve loop (server.asked), and where
 // the loop is (server.state). The loop is stopped from outside only while
@@ -279,9 +277,11 @@ type server struct {
 	held    int           // bytes of the line in hand counted in bigLines
 	scanner
 	writer
-	req  request  // the request in hand (here, as the method table would make it escape)
-	vals [][]byte // a tool call's argument values, see handleToolsCall
-	log  *logger  // nil unless -v
+	req     request  // the request in hand (here, as the method table would make it escape)
+	vals    [][]byte // a tool call's argument values, see handleToolsCall
+	scratch []byte   // where a tool call's text is made, see handleToolsCall
+	tooLong rpcError // the reply to a line over max
+	log     *logger  // nil unless -v
 
 	r     io.Reader
 	w     io.Writer
@@ -296,6 +296,9 @@ func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 	s := &server{r: r, w: w, max: maxMessage}
 	s.in = bufio.NewReaderSize(s, readSize)
 	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
+	s.scratch = make([]byte, 0, scratchSize)
+	s.tooLong = errInvalidRequest
+	s.tooLong.data = quote("message longer than " + strconv.Itoa(maxMessage) + " bytes")
 	return s
 }
 
@@ -314,8 +317,7 @@ func (s *server) run() error {
 		s.answer(line, tooLong)
 		if s.held > 0 {
 			s.release()
-			s.line, s.stack = nil, nesting{} // the line, and the bit stack of a deep one
-			s.owed.Store(true)
+			s.forget()
 		}
 		switch {
 		case s.err != nil:
@@ -368,6 +370,18 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
 	}
 	return line, len(line) > s.max, nil
+}
+
+// forget lets go of all that points into a big line or grew with it, for
+// the collector to take back once idle (see Read): the request in hand,
+// the scanner's line, notes and stack (a line of '[' needs a bit each),
+// and the space a tool's text was made in.
+func (s *server) forget() {
+	s.req, s.scanner = request{}, scanner{}
+	if cap(s.scratch) > scratchSize {
+		s.scratch = make([]byte, 0, scratchSize)
+	}
+	s.owed.Store(true)
 }
 
 // release gives back what a big line held in bigLines.
@@ -566,16 +580,20 @@ func newLogger(w io.Writer) *logger {
 	return l
 }
 
-// request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok` (or
-// `error CODE`), or for a line that never became a request (method nil)
-// `mcp: - id=ID error CODE`. With a nil logger it costs nothing.
-func (l *logger) request(method, id []byte, start time.Time, code int) {
+// request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
+// `tool error` for a tool result that reports one, or `error CODE`; for a
+// message that is not a request (method nil), `mcp: - id=ID error CODE`.
+// With a nil logger it costs nothing.
+func (l *logger) request(method, id []byte, start time.Time, code int, toolError bool) {
 	if l == nil {
 		return
 	}
 	outcome := "ok"
-	if code != 0 {
+	switch {
+	case code != 0:
 		outcome = "error " + strconv.Itoa(code)
+	case toolError:
+		outcome = "tool error"
 	}
 	if method == nil {
 		l.printf("mcp: - id=%s %s", logID(id), outcome)

@@ -15,10 +15,12 @@ type tool struct {
 	name        string
 	description string
 	args        []arg
-	// run appends the tool's text output to w, as the body of a JSON
-	// string, given the raw JSON values of its arguments, checked against
-	// args.
-	run func(w *writer, vals [][]byte)
+	// run returns the tool's text, as the body of a JSON string (escaped:
+	// appendPlain makes text of the tool's own one; a string argument's
+	// body is one already), and whether the text reports an error. args
+	// are the raw JSON values of the arguments, in the order of t.args,
+	// checked against them; dst is space it may append its text to.
+	run func(dst []byte, args [][]byte) (text []byte, isError bool)
 }
 
 // arg is one argument: its name and JSON Schema type, "number" or "string".
@@ -32,14 +34,15 @@ var tools = []tool{
 	{name: "echo", description: "Echo text", args: []arg{{"text", "string"}}, run: runEcho},
 }
 
-// runAdd writes a+b as JavaScript's String(a+b) would.
-func runAdd(w *writer, vals [][]byte) {
-	w.buf = appendNumber(w.buf, parseNumber(vals[0])+parseNumber(vals[1]))
+// runAdd returns a+b as JavaScript's String(a+b) would.
+func runAdd(dst []byte, args [][]byte) ([]byte, bool) {
+	return appendNumber(dst, parseNumber(args[0])+parseNumber(args[1])), false
 }
 
-// runEcho writes the text back as it was sent, in pieces if it is long.
-func runEcho(w *writer, vals [][]byte) {
-	w.appendText(vals[0][1 : len(vals[0])-1])
+// runEcho returns the text as it was sent: a slice of the request, which
+// the encoder writes in pieces if it is long.
+func runEcho(_ []byte, args [][]byte) ([]byte, bool) {
+	return args[0][1 : len(args[0])-1], false
 }
 
 // findTool returns the tool with the given name, or nil.
@@ -63,42 +66,44 @@ func (t *tool) argIndex(name []byte) int {
 	return -1
 }
 
-// appendProblems appends to w, as the body of a JSON string, what is
-// wrong with the arguments: vals are the values given for t.args (nil if
-// missing) and extra the first argument not in the schema (nil if none).
-// It appends nothing when the arguments are valid.
-func (t *tool) appendProblems(w *writer, vals [][]byte, extra []byte) {
-	start := w.pos()
+// problems appends to dst, as the body of a JSON string, what is wrong
+// with the arguments, and returns it: nothing when they are valid. vals
+// are the values given for t.args (nil if missing) and extra the key of
+// the first argument not in the schema (nil if none), whose body is
+// copied as it came.
+func (t *tool) problems(dst []byte, vals [][]byte, extra []byte) []byte {
+	start := len(dst)
 	problem := func(parts ...string) {
-		if w.pos() == start {
-			w.buf = append(append(append(w.buf, "Invalid arguments for tool "...), t.name...), ": "...)
+		if len(dst) == start {
+			dst = append(appendPlain(append(dst, "Invalid arguments for tool "...), t.name), ": "...)
 		} else {
-			w.buf = append(w.buf, "; "...)
+			dst = append(dst, "; "...)
 		}
 		for _, p := range parts {
-			w.buf = append(w.buf, p...)
+			dst = appendPlain(dst, p)
 		}
 	}
 	for i, a := range t.args {
 		switch v := vals[i]; {
 		case v == nil:
-			problem(`missing required argument \"`, a.name, `\" (`, a.kind, ")")
+			problem(`missing required argument "`, a.name, `" (`, a.kind, ")")
 		case jsonType(v) != a.kind:
-			problem(`argument \"`, a.name, `\" must be a `, a.kind, ", got ", jsonType(v))
+			problem(`argument "`, a.name, `" must be a `, a.kind, ", got ", jsonType(v))
 		}
 	}
 	if extra != nil {
-		problem(`unexpected argument \"`)
-		w.appendText(extra[1 : len(extra)-1])
-		w.buf = append(w.buf, `\" (allowed: `...)
+		problem(`unexpected argument "`)
+		dst = append(dst, extra[1:len(extra)-1]...)
+		dst = appendPlain(dst, `" (allowed: `)
 		for i, a := range t.args {
 			if i > 0 {
-				w.buf = append(w.buf, ", "...)
+				dst = append(dst, ", "...)
 			}
-			w.buf = append(w.buf, a.name...)
+			dst = appendPlain(dst, a.name)
 		}
-		w.buf = append(w.buf, ')')
+		dst = append(dst, ')')
 	}
+	return dst
 }
 
 // jsonType names the JSON Schema type of a valid JSON value.
@@ -113,7 +118,7 @@ func jsonType(v []byte) string {
 // but numbers.
 var jsonTypes = [256]string{'"': "string", '{': "object", '[': "array", 't': "boolean", 'f': "boolean", 'n': "null"}
 
-// toolList is `"tools":[...]`, the body of a tools/list result.
+// toolList is `"tools":[...]`, the members of a tools/list result.
 func toolList() string {
 	var list []string
 	for _, t := range tools {
