@@ -12,6 +12,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -824,13 +825,21 @@ func scanString(b []byte, i int) (end int, escaped bool) {
 	}
 }
 
-// hex4 returns the value of four hex digits, or -1.
+// hex4 returns the value of four hex digits, or -1. (strconv.ParseUint
+// would allocate its error for a bad escape.)
 func hex4(b []byte) rune {
-	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
-	if err != nil {
-		return -1
+	r := rune(0)
+	for _, c := range b[:4] {
+		switch lc := c | 0x20; {
+		case isDigit(c):
+			r = r<<4 | rune(c-'0')
+		case lc >= 'a' && lc <= 'f':
+			r = r<<4 | rune(lc-'a'+10)
+		default:
+			return -1
+		}
 	}
-	return rune(v)
+	return r
 }
 
 // skipString returns the index just past the valid JSON string at b[i].
@@ -1057,102 +1066,58 @@ func (sc *scanner) text(lit []byte) []byte {
 
 // parseNumber reads a valid JSON number as JavaScript's Number() does: the
 // double nearest to its decimal value (ties to even), whatever its length;
-// out of range is ±Infinity or ±0, never an error.
-//
-// strconv.ParseFloat alone is not enough for long literals: its exact
-// fallback keeps 800 digits and forgets the rest of the integer part, so
-// 1 followed by 800 zeros and e-800 reads as 0.1, and it stops reading an
-// exponent after a few digits, so 0.(9,692 zeros)9e100000 reads as 9e307
-// (golang/go#42436). It is exact for any literal of at most
-// shortNumber bytes, where neither can happen; longer ones are first
-// normalised by shortenNumber.
-func parseNumber(raw []byte) float64 {
-	if len(raw) <= shortNumber {
-		// Converting at most 32 bytes to a string here costs no
-		// allocation: the compiler uses a buffer on the stack.
-		f, _ := strconv.ParseFloat(string(raw), 64)
-		return f
-	}
-	var buf [keptDigits + 32]byte
-	short, inf := shortenNumber(buf[:0], raw)
-	f := 0.0
-	switch {
-	case inf:
-		f = math.Inf(1)
-	case short != nil:
-		f, _ = strconv.ParseFloat(string(short), 64)
-	}
-	if raw[0] == '-' {
-		f = -f // -0 too
+// out of range is ±Infinity or ±0, never an error. Its cost is reading
+// the literal plus a bounded amount: one floating-point operation in
+// Clinger's exact range, else at most a few thousand word operations (see
+// exact). strconv.ParseFloat falls back to arithmetic on up to 800 decimal
+// digits for some short literals (1e309, 5e-324) and allocates its errors;
+// here every shape of BenchmarkNumbers costs at most 1.4 times what 1.5
+// costs per byte of request.
+func parseNumber(lit []byte) float64 {
+	f := readDecimal(lit).float()
+	if lit[0] == '-' {
+		return -f // -0 too
 	}
 	return f
 }
 
-// shortNumber is the longest literal that strconv.ParseFloat reads
-// exactly as it is: 31 digits are far from its 800, and an exponent it
-// stops reading at 10,000 cannot be brought back into range by a shift of
-// at most 31 places.
-const shortNumber = 32
+// decimal is a number's magnitude as its literal gives it: 0.D x 10^point,
+// where D is its significant digits, from the first to the last nonzero.
+type decimal struct {
+	digits []byte // the literal from D's first digit to its last, maybe with the '.'
+	n      int    // how many digits D has
+	point  int64  // where the decimal point falls, in digits from D's first
+}
 
-// keptDigits is how many significant digits shortenNumber keeps. Every
-// double, and every point halfway between two, is a decimal of at most 767
-// significant digits; so the digits past 768 can only say whether the
-// value is above such a point or exactly on it, and one sticky digit, 1 if
-// any of them is not 0, says that. 768+1 digits fit ParseFloat's 800.
-const keptDigits = 768
-
-// shortenNumber writes the valid JSON number lit, without its sign, as
-// "0.DDDe±E" with at most keptDigits+1 significant digits and an exponent
-// computed exactly, to dst. It returns nil when the value is zero or
-// rounds to zero, and inf when it is beyond the largest double, so that
-// ParseFloat is only given exponents it reads whole.
-func shortenNumber(dst, lit []byte) (short []byte, inf bool) {
-	i := 0
+// readDecimal reads a valid JSON number literal.
+func readDecimal(lit []byte) decimal {
+	var d decimal
+	i, first, sig, inInt := 0, -1, 0, true
 	if lit[0] == '-' {
 		i++
 	}
-	// point is where the decimal point falls, counted in digits from the
-	// first significant one: the value is 0.DDD x 10^point.
-	point, sig, sticky := int64(0), 0, false
-	dst = append(dst, '0', '.')
-	inInt := true
 	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
 		switch c := lit[i]; {
 		case c == '.':
 			inInt = false
-		case c == '0' && sig == 0: // a leading zero
+		case c == '0' && first < 0: // a leading zero
 			if !inInt {
-				point--
+				d.point--
 			}
 		default:
+			if first < 0 {
+				first = i
+			}
 			if inInt {
-				point++
+				d.point++
 			}
-			if sig < keptDigits {
-				dst = append(dst, c)
-			} else if c != '0' {
-				sticky = true
+			if sig++; c != '0' {
+				d.n, d.digits = sig, lit[first:i+1]
 			}
-			sig++
 		}
 	}
-	if sig == 0 {
-		return nil, false
-	}
-	if sticky {
-		dst = append(dst, '1')
-	}
-	exp := point + readExponent(lit[i:])
-	// 0.1 x 10^310 is over the largest double (1.8e308); 10^-324 is under
-	// half the smallest (4.9e-324), so it rounds to zero.
-	switch {
-	case exp > 310:
-		return nil, true
-	case exp < -324:
-		return nil, false
-	}
-	dst = append(dst, 'e')
-	return strconv.AppendInt(dst, exp, 10), false
+	d.point += readExponent(lit[i:])
+	return d
 }
 
 // readExponent returns the value of the exponent part ("e-12", or empty
@@ -1177,6 +1142,199 @@ func readExponent(e []byte) int64 {
 		return -x
 	}
 	return x
+}
+
+// float returns the double nearest to d.
+func (d decimal) float() float64 {
+	switch {
+	case d.n == 0 || d.point < -323: // under 10^-324, less than half the smallest double
+		return 0
+	case d.point > 309: // at least 10^309, past the largest (1.8e308)
+		return math.Inf(1)
+	}
+	w, nw := uint64(0), 0 // D's first 19 digits at most, which fit a uint64
+	for _, c := range d.digits {
+		if c != '.' && nw < 19 {
+			w, nw = w*10+uint64(c-'0'), nw+1
+		}
+	}
+	q := int(d.point) - nw // d is about w x 10^q, exactly if nw == d.n
+	switch {
+	case nw == d.n && w < 1<<53 && q >= -22 && q <= 22:
+		// Clinger's fast path: w and 10^|q| are doubles, so one rounding.
+		if q < 0 {
+			return float64(w) / math.Pow10(-q)
+		}
+		return float64(w) * math.Pow10(q)
+	case q < -300: // in two steps, neither of which underflows
+		return d.exact(float64(w) * math.Pow10(q+300) * 1e-300)
+	}
+	return d.exact(float64(w) * math.Pow10(q))
+}
+
+// keptDigits is how many significant digits exact uses. Every double, and
+// every point halfway between two, is a decimal of at most 767
+// significant digits; so the digits past 768 can only say whether the
+// value is above such a point or exactly on it, and one more digit, 1 if
+// any of them is not 0, says that.
+const keptDigits = 768
+
+// exact returns the double nearest to d, given f, a double within a few
+// units in the last place of it (or +Inf, standing for the largest): it
+// compares d exactly with the points halfway between f and its
+// neighbours, and steps f until d lies between the two. That costs
+// building d's integers (see integers) and a few comparisons: at most a
+// few thousand multiplications of 64-bit words.
+func (d decimal) exact(f float64) float64 {
+	const inf = 0x7FF << 52 // the bits of +Inf, one step past the largest double
+	u := math.Float64bits(min(f, math.MaxFloat64))
+	x := d.integers()
+	for u != inf {
+		if c := x.cmp(halfway(u)); c > 0 {
+			u++
+			continue
+		} else if c == 0 {
+			return math.Float64frombits(u + u&1) // a tie goes to the even one
+		}
+		if u == 0 {
+			return 0
+		}
+		c := x.cmp(halfway(u - 1))
+		if c < 0 {
+			u--
+			continue
+		}
+		if c == 0 {
+			u -= u & 1
+		}
+		return math.Float64frombits(u)
+	}
+	return math.Inf(1)
+}
+
+// halfway returns the point halfway between the doubles whose bits are u
+// and u+1, as h x 2^e.
+func halfway(u uint64) (h uint64, e int) {
+	exp, frac := int(u>>52), u&(1<<52-1)
+	if exp == 0 { // subnormal: frac x 2^-1074
+		return 2*frac + 1, -1075
+	}
+	return 2*(frac|1<<52) + 1, exp - 1076
+}
+
+// exactDecimal is a decimal as integers: x x 2^e / p, p a power of 5.
+type exactDecimal struct {
+	x, p nat
+	e    int
+}
+
+// integers returns d as x x 2^e / p: with its first keptDigits digits and
+// a last one for the rest, D x 10^E, so x = D x 5^E and p = 1 when E >= 0,
+// else x = D and p = 5^-E; e = E.
+func (d decimal) integers() exactDecimal {
+	var z exactDecimal
+	chunk, nc, k := uint64(0), 0, 0 // chunk holds nc digits not yet in x; k are taken
+	for _, c := range d.digits {
+		if c == '.' || k == keptDigits {
+			continue
+		}
+		chunk, nc, k = chunk*10+uint64(c-'0'), nc+1, k+1
+		if nc == 19 {
+			z.x.mulAdd(1e19, chunk)
+			chunk, nc = 0, 0
+		}
+	}
+	z.x.mulAdd(uint64(math.Pow10(nc)), chunk)
+	if d.n > keptDigits {
+		z.x.mulAdd(10, 1)
+		k++
+	}
+	z.e = int(d.point) - k
+	z.p.mulAdd(1, 1)
+	if z.e >= 0 {
+		z.x.mulPow5(z.e)
+	} else {
+		z.p.mulPow5(-z.e)
+	}
+	return z
+}
+
+// cmp compares the decimal with h x 2^e: -1, 0 or +1.
+func (z *exactDecimal) cmp(h uint64, e int) int {
+	x, y := z.x, z.p // x x 2^z.e against y x 2^e, y = p x h
+	y.mulAdd(h, 0)
+	if z.e > e {
+		x.shl(z.e - e)
+	} else {
+		y.shl(e - z.e)
+	}
+	return x.cmp(&y)
+}
+
+// nat is a natural number in 64-bit words, least significant first, with
+// room for any that exact compares: D has at most 769 digits (2,555
+// bits) and 5^-E at most 2,537 bits (E >= -323-769); h x 5^-E is under
+// 2,600 bits, and a side shifted to meet the other is within a few bits
+// of it, as f is near d.
+type nat struct {
+	w [44]uint64
+	n int // words in use; the last is not 0
+}
+
+// mulAdd sets z to z x m + a.
+func (z *nat) mulAdd(m, a uint64) {
+	for i := range z.w[:z.n] {
+		hi, lo := bits.Mul64(z.w[i], m)
+		lo, c := bits.Add64(lo, a, 0)
+		z.w[i], a = lo, hi+c
+	}
+	if a != 0 {
+		z.w[z.n] = a
+		z.n++
+	}
+}
+
+// mulPow5 multiplies z by 5^k, 5^27 at a time, the largest that fits a word.
+func (z *nat) mulPow5(k int) {
+	for ; k >= 27; k -= 27 {
+		z.mulAdd(7450580596923828125, 0)
+	}
+	m := uint64(1)
+	for range k {
+		m *= 5
+	}
+	z.mulAdd(m, 0)
+}
+
+// shl shifts z left by s bits.
+func (z *nat) shl(s int) {
+	if b := uint(s % 64); b > 0 {
+		carry := uint64(0)
+		for i := range z.w[:z.n] {
+			z.w[i], carry = z.w[i]<<b|carry, z.w[i]>>(64-b)
+		}
+		if carry != 0 {
+			z.w[z.n] = carry
+			z.n++
+		}
+	}
+	words := s / 64
+	copy(z.w[words:words+z.n], z.w[:z.n])
+	clear(z.w[:words])
+	z.n += words
+}
+
+// cmp compares z with y: -1, 0 or +1.
+func (z *nat) cmp(y *nat) int {
+	if z.n != y.n {
+		return cmp.Compare(z.n, y.n)
+	}
+	for i := z.n - 1; i >= 0; i-- {
+		if z.w[i] != y.w[i] {
+			return cmp.Compare(z.w[i], y.w[i])
+		}
+	}
+	return 0
 }
 
 // ==== Part 3: writing JSON ====

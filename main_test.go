@@ -1023,13 +1023,16 @@ func TestToolWithThreeArguments(t *testing.T) {
 }
 
 // TestNoAllocations: without -v, answering a request costs no allocation,
-// whether it is valid or not: parse errors, invalid requests, unknown
-// methods, tools and resources, invalid arguments, escapes everywhere.
-// (A number of more than 32 bytes for add costs one: strconv.ParseFloat
-// takes a string, and only short ones are converted on the stack.)
+// whether it is valid or not: the benchmark mix, parse errors (a bad \u
+// escape too), invalid requests, unknown methods, tools and resources,
+// invalid arguments, escapes everywhere, and numbers of every shape that
+// reading them exactly makes slow (see numberShapes).
 func TestNoAllocations(t *testing.T) {
-	mix := strings.Split(strings.TrimSuffix(string(benchRequests(10)), "\n"), "\n")
-	for _, line := range append(mix, []string{
+	lines := strings.Split(strings.TrimSuffix(string(benchRequests(10)), "\n"), "\n")
+	for _, n := range numberShapes() {
+		lines = append(lines, addCall(n.lit))
+	}
+	for _, line := range append(lines, []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"`,
 		`{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
 		`{"jsonrpc":"1.0","id":"a\u0062","method":"ping"}`,
@@ -1040,6 +1043,7 @@ func TestNoAllocations(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"n\/pe","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","\/b":2}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1.5,"b":` + strings.Repeat("9", 32) + `}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"p\u12G4"}`,
 		echoCall(`"\ud83d"`, `"q\"\\ \u00e9 \ud800 `+"\xff"+`"`),
 		`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"memo:\/\/nope"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
@@ -2238,6 +2242,57 @@ func TestMethodsDispatch(t *testing.T) {
 		if found != slices.Contains(methodNames(), m) {
 			t.Errorf("%s: %s", m, got)
 		}
+	}
+}
+
+// addCall is a tools/call of add with a = lit and b = 1.5.
+func addCall(lit string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + lit + `,"b":1.5}}}`
+}
+
+// numberShapes are number literals of the shapes that cost most to read
+// exactly, and 1.5 to compare them with: beyond the largest double or
+// below the smallest, at the subnormal and overflow boundaries, with 17
+// or 33 digits, halfway between two doubles, and 778 digits a hair from
+// halfway (the point between the largest subnormal and the smallest
+// normal, 767 digits, then 0s and a 1).
+func numberShapes() []struct{ name, lit string } {
+	half := new(big.Float).SetPrec(2000).SetMantExp(big.NewFloat(float64(1<<53-1)), -1075).Text('e', 800)
+	mant, exp, _ := strings.Cut(half, "e")
+	mant = strings.TrimRight(mant, "0")
+	near := mant + strings.Repeat("0", 778-len(mant)+1) + "1e" + exp
+	return []struct{ name, lit string }{
+		{"1.5", "1.5"},
+		{"1e309", "1e309"},
+		{"1e400", "1e400"},
+		{"5e-324", "5e-324"},
+		{"2.4703282292062328e-324", "2.4703282292062328e-324"},
+		{"2.2250738585072011e-308", "2.2250738585072011e-308"},
+		{"1.7976931348623158e308", "1.7976931348623158e308"},
+		{"0.30000000000000004", "0.30000000000000004"},
+		{"9007199254740993", "9007199254740993"},
+		{"33 digits", strings.Repeat("7", 33)},
+		{"778 digits near halfway", near},
+	}
+}
+
+// BenchmarkNumbers runs, per op, about 1 MiB of add calls through the
+// in-process serve loop for each shape of numberShapes, and reports the
+// cost per byte, to compare with 1.5's.
+func BenchmarkNumbers(b *testing.B) {
+	for _, n := range numberShapes() {
+		b.Run(n.name, func(b *testing.B) {
+			line := addCall(n.lit) + "\n"
+			input := []byte(strings.Repeat(line, 1<<20/len(line)+1))
+			r := bytes.NewReader(input)
+			b.SetBytes(int64(len(input)))
+			for b.Loop() {
+				r.Reset(input)
+				if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
