@@ -944,7 +944,7 @@ func (sc *scanner) next(w *walk) bool {
 		escaped = bytes.IndexByte(w.key, '\\') >= 0
 	}
 	w.name = w.key[1 : len(w.key)-1]
-	if escaped && len(w.key) <= maxLookup {
+	if escaped && len(w.name) <= maxLookup {
 		sc.name = unquote(sc.name[:0], w.name)
 		w.name = sc.name
 	}
@@ -1043,11 +1043,15 @@ func unquote(dst, body []byte) []byte {
 	return dst
 }
 
-// maxLookup bounds the strings decoded to be looked up: a name, key, URI
-// or version we know is at most 64 bytes, and an escape is at most 6
-// bytes for each byte it stands for, so a longer literal matches nothing
-// whether decoded or not, and is not decoded, whatever a client sends.
-const maxLookup = 6 * 64
+// maxName is the longest name, key, URI or version we look client text up
+// against (TestNamesFitLookup checks every one), and maxLookup the longest
+// string body that can denote one: an escape is at most 6 bytes for each
+// byte it stands for. A longer body matches nothing whether decoded or
+// not, and is not decoded, whatever a client sends.
+const (
+	maxName   = 64
+	maxLookup = 6 * maxName
+)
 
 // text returns the decoded contents of the JSON string lit, for comparing
 // with names we know: in place when it has no escapes or is too long to
@@ -1056,7 +1060,7 @@ const maxLookup = 6 * 64
 // method, a version, a tool name or URI), so that space stays small.
 func (sc *scanner) text(lit []byte) []byte {
 	body := lit[1 : len(lit)-1]
-	if len(lit) > maxLookup || bytes.IndexByte(body, '\\') < 0 {
+	if len(body) > maxLookup || bytes.IndexByte(body, '\\') < 0 {
 		return body
 	}
 	start := len(sc.decoded)

@@ -694,7 +694,7 @@ func walkJSON(t *testing.T, s *server, v []byte, at int) any {
 			name := string(w.name)
 			k := walkJSON(t, s, w.key, -1).(string)
 			want := string(unquote(nil, w.key[1:len(w.key)-1]))
-			if len(w.key) > maxLookup {
+			if len(w.name) > maxLookup {
 				want = string(w.key[1 : len(w.key)-1]) // too long to match a name: not decoded
 			}
 			if name != want {
@@ -1001,6 +1001,38 @@ func TestPanicIsLoggedAsError(t *testing.T) {
 	if len(lines) != 4 || lines[0] != `mcp: panic in "tools/call": boom` ||
 		!strings.HasPrefix(lines[1], `mcp: "tools/call" id=1 `) || !strings.HasSuffix(lines[1], " error -32603") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestNamesFitLookup: every name that client text is looked up against
+// (methods, tools and their arguments, resources, versions) is at most
+// maxName bytes, the bound that decides which strings are decoded to be
+// matched; and a name of exactly maxName bytes is found even with every
+// byte escaped, as a tool's name and as an argument's.
+func TestNamesFitLookup(t *testing.T) {
+	names := append(methodNames(), append(legacyVersions, modernVersion, metaProtocolVersion, metaClientCapabilities)...)
+	for _, tl := range tools {
+		names = append(names, tl.name)
+		for _, a := range tl.args {
+			names = append(names, a.name)
+		}
+	}
+	for _, r := range resources {
+		names = append(names, r.uri)
+	}
+	for _, n := range names {
+		if len(n) > maxName {
+			t.Errorf("%q is %d bytes, over maxName (%d): raise maxName", n, len(n), maxName)
+		}
+	}
+	saved := tools
+	defer func() { tools = saved }()
+	long := strings.Repeat("n", maxName)
+	tools = append(slices.Clone(saved), tool{name: long, args: []arg{{long, "string"}}, run: runEcho})
+	escaped := strings.Repeat(`\u006e`, maxName)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + escaped + `","arguments":{"` + escaped + `":"found"}}}` + "\n"
+	if got, want := serveString(t, in), textReply("1", "found"); got != want {
+		t.Errorf("a %d-byte name, escaped:\ngot  %s\nwant %s", maxName, got, want)
 	}
 }
 
