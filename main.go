@@ -340,8 +340,10 @@ func (s *server) run() error {
 // never shows in memory, and reported as tooLong. After a failed read,
 // the part of a line before it is not answered: it is not known whole.
 func (s *server) readLine() (line []byte, tooLong bool, err error) {
-	first := !s.started // a byte order mark can only lead the input
 	line, err = s.in.ReadSlice('\n')
+	if !s.started { // a byte order mark can only lead the input, and is not counted
+		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+	}
 	var pieces [][]byte
 	size := 0 // bytes of the line before line: in pieces, or dropped
 	for err == bufio.ErrBufferFull {
@@ -366,9 +368,6 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 		line = slices.Concat(append(pieces, line)...)
 	}
 	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	if first {
-		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
-	}
 	return line, len(line) > s.max, nil
 }
 

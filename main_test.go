@@ -1171,6 +1171,32 @@ func TestBOMOnlyFirst(t *testing.T) {
 	}
 }
 
+// TestBOMAtLimit: the byte order mark before the first line does not
+// count toward its length, however many reads the line spans: a first
+// line of exactly the limit after a BOM is served, and one byte longer is
+// not, ended by LF, by CRLF or by the end of input.
+func TestBOMAtLimit(t *testing.T) {
+	for _, limit := range []int{readSize - 4, readSize - 3, readSize - 2, 2*readSize - 4, 2*readSize - 2, 4<<20 - 2} {
+		text := strings.Repeat("x", limit-len(echoCall("1", `""`)))
+		fits := echoCall("1", `"`+text+`"`)
+		for _, tail := range []string{"\n", "\r\n", ""} {
+			for _, over := range []bool{false, true} {
+				line, want := fits, textReply("1", text)
+				if over {
+					line, want = fits+" ", tooLongReply(limit)
+				}
+				var out bytes.Buffer
+				if err := newServer(strings.NewReader("\uFEFF"+line+tail), &out, limit).run(); err != nil {
+					t.Fatal(err)
+				}
+				if out.String() != want {
+					t.Errorf("limit %d, tail %q, over %v: got %q, want %q", limit, tail, over, clip(out.String(), 200), clip(want, 200))
+				}
+			}
+		}
+	}
+}
+
 // child is a running mcp binary with its pipes.
 type child struct {
 	cmd    *exec.Cmd
