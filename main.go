@@ -353,8 +353,9 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 				holdBigLine(size - s.held)
 				s.held = size
 			}
-		} else {
-			pieces = nil
+		} else if pieces = nil; s.held > 0 { // over the limit: let go at once
+			s.release()
+			s.owed.Store(true)
 		}
 		line, err = s.in.ReadSlice('\n')
 	}

@@ -1245,7 +1245,7 @@ func startCommand(t *testing.T, cmd *exec.Cmd) *child {
 		t.Fatal(err)
 	}
 	c.stdoutPipe = out
-	c.stdout = bufio.NewReaderSize(out, 1<<20)
+	c.stdout = bufio.NewReaderSize(deadlineReader{out.(*os.File)}, 1<<20)
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -1258,15 +1258,28 @@ func startCommand(t *testing.T, cmd *exec.Cmd) *child {
 	return c
 }
 
+// hangAfter is how long a process-level test waits for one read of a
+// child's output, or for it to exit, before it fails as hung: far longer
+// than any step takes, so it is a hang, not a timing check, and far
+// shorter than go test's own timeout.
+const hangAfter = 20 * time.Second
+
+// deadlineReader reads a pipe, failing a read that takes hangAfter.
+type deadlineReader struct{ f *os.File }
+
+func (r deadlineReader) Read(p []byte) (int, error) {
+	r.f.SetReadDeadline(time.Now().Add(hangAfter))
+	return r.f.Read(p)
+}
+
 // finish reads the rest of the child's stdout to its end, then waits for
 // the child to exit, and returns what it read: Wait closes the pipe, so it
 // must not run while a read may still be under way. A child that has not
-// exited within 20 s is killed and fails the test (a hang, not a timing
-// check).
+// exited within hangAfter is killed and fails the test.
 func (c *child) finish(t *testing.T) ([]byte, *os.ProcessState) {
 	t.Helper()
 	var hung atomic.Bool
-	timer := time.AfterFunc(20*time.Second, func() { hung.Store(true); c.cmd.Process.Kill() })
+	timer := time.AfterFunc(hangAfter, func() { hung.Store(true); c.cmd.Process.Kill() })
 	defer timer.Stop()
 	rest, err := io.ReadAll(c.stdout)
 	if err != nil && !errors.Is(err, os.ErrClosed) {
@@ -1274,7 +1287,7 @@ func (c *child) finish(t *testing.T) ([]byte, *os.ProcessState) {
 	}
 	c.cmd.Wait()
 	if hung.Load() {
-		t.Fatal("mcp did not exit within 20s")
+		t.Fatalf("mcp did not exit within %v", hangAfter)
 	}
 	return rest, c.cmd.ProcessState
 }
@@ -1424,7 +1437,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	}
 	c.cmd.Process.Signal(syscall.SIGINT)
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	timer := time.AfterFunc(20*time.Second, func() { c.cmd.Process.Kill() })
+	timer := time.AfterFunc(hangAfter, func() { c.cmd.Process.Kill() })
 	defer timer.Stop()
 	c.cmd.Wait() // stdout is left unread on purpose
 	if st := c.cmd.ProcessState; st.ExitCode() != 128+int(syscall.SIGINT) && st.ExitCode() != 128+int(syscall.SIGTERM) || c.stderr.Len() > 0 {
@@ -1601,7 +1614,7 @@ func TestUnreadableStderr(t *testing.T) {
 			out []byte
 			err error
 		}
-		done := make(chan result)
+		done := make(chan result, 1) // not left blocked if the test gives up
 		go func() {
 			out, err := cmd.Output()
 			done <- result{out, err}
@@ -1614,7 +1627,7 @@ func TestUnreadableStderr(t *testing.T) {
 			if got := bytes.Count(res.out, []byte("\n")); got != n {
 				t.Errorf("stderr closed %v: %d replies to %d requests", closed, got, n)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(hangAfter):
 			cmd.Process.Kill()
 			t.Errorf("stderr closed %v: stalled", closed)
 		}
@@ -1899,11 +1912,11 @@ func (c *child) readUntil(t *testing.T, suffix string) {
 	var tail []byte
 	for !bytes.HasSuffix(tail, []byte(suffix)) {
 		n, err := c.stdout.Read(buf)
-		if err != nil {
-			t.Fatalf("stdout ended before %q: %v; stderr %q", suffix, err, clip(c.stderr.String(), 300))
-		}
 		tail = append(tail, buf[:n]...)
 		tail = tail[max(0, len(tail)-len(suffix)-1024):]
+		if err != nil {
+			t.Fatalf("stdout ended or stalled before %q: %v; it ended %q; stderr %q", clip(suffix, 100), err, clip(string(tail), 300), clip(c.stderr.String(), 300))
+		}
 	}
 }
 
@@ -1955,23 +1968,28 @@ func TestBatchUnderAddressLimit(t *testing.T) {
 
 // TestBoundedMemory: whatever a line holds and makes the server write, its
 // peak memory is bounded by the line, and once idle (idleRelease) the
-// server goes back under 16 MiB. Bounds: a batch (2 x line +
-// 16 MiB), with -v too, its million log lines read at full speed; an echo
-// whose reply is three times as long (1.5 x (line + reply) + 16 MiB); a
-// 60 MiB number for add (2 x line + 16 MiB); anything else (4 x line +
-// 16 MiB): an unknown tool whose 40 MiB name has an escape, 64 MiB of
-// '[', and 60 MiB of member names with an escape each, in params or in a
-// tool's arguments, which are decoded to be matched.
+// server goes back under 16 MiB, with nothing sent after the line, so
+// that nothing but the release can let go of it. The lines are of 20 to
+// 24 MiB: the bounds are multiples of the line, and a line kept shows
+// plainly against 16 MiB. Bounds: a batch (2 x line + 16 MiB), with -v
+// too, its 600,000 log lines read at full speed; an echo whose reply is
+// three times as long (1.5 x (line + reply) + 16 MiB); a number for add
+// (2 x line + 16 MiB); anything else (4 x line + 16 MiB): an echo, a
+// numeric id, a notification, a line that is not JSON, an unknown tool
+// whose name has an escape, a line of '[', and member names with an
+// escape each, in params or in a tool's arguments, which are decoded to
+// be matched.
 func TestBoundedMemory(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("memory bounds are for the binary without the race detector")
 	}
 	const mib = 1 << 20
-	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 1000000)
+	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 600000)
 	pings = pings[:len(pings)-1] + "]"
-	// 167,772 members of 375 bytes, each named "\/aaa...".
-	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 167772)
+	// 65,536 members of 375 bytes, each named "\/aaa...".
+	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 65536)
 	escapedNames = escapedNames[:len(escapedNames)-1]
+	echo := echoCall("1", `"`+largeText(24*mib)+`"`)
 	twice := func(l, r int) int { return 2*l + 16*mib }
 	fourTimes := func(l, r int) int { return 4*l + 16*mib }
 	cases := []struct {
@@ -1981,37 +1999,86 @@ func TestBoundedMemory(t *testing.T) {
 		reply int // bytes of reply owed, for the bound
 		bound func(line, reply int) int
 	}{
-		{"batch of 1M pings", nil, pings, 0, twice},
-		{"batch of 1M pings, -v", []string{"-v"}, pings, 0, twice},
-		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 40*mib)+`"`), 120 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
-		{"unknown tool name", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 20*mib) + `"}}`, 0, fourTimes},
-		{"64 MiB of [", nil, strings.Repeat("[", 64*mib-1), 0, fourTimes},
-		{"60 MiB number", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 60*mib) + `,"b":1}}}`, 0, twice},
+		{"batch of pings", nil, pings, 0, twice},
+		{"batch of pings, -v", []string{"-v"}, pings, 0, twice},
+		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 20*mib)+`"`), 60 * mib, func(l, r int) int { return 3*(l+r)/2 + 16*mib }},
+		{"echo", nil, echo, 0, fourTimes},
+		{"numeric id", nil, `{"jsonrpc":"2.0","id":` + strings.Repeat("7", 24*mib) + `,"method":"ping"}`, 0, fourTimes},
+		{"notification", nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"text":"` + largeText(24*mib) + `"}}`, 0, fourTimes},
+		{"not JSON", nil, echo[:len(echo)-1], 0, fourTimes},
+		{"unknown tool name", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\n` + strings.Repeat("\xff\xfe", 10*mib) + `"}}`, 0, fourTimes},
+		{"line of [", nil, strings.Repeat("[", 24*mib), 0, fourTimes},
+		{"number", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 24*mib) + `,"b":1}}}`, 0, twice},
 		{"escaped names in params", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + escapedNames + `}}`, 0, fourTimes},
 		{"escaped argument names", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{` + escapedNames + `}}}`, 0, fourTimes},
 	}
 	for _, tc := range cases {
-		cmd := exec.Command(mcpBinary, tc.args...)
-		cmd.Stderr = io.Discard // read at full speed
-		c := startCommand(t, cmd)
-		go func() { fmt.Fprintf(c.stdin, "%s\n%s\n", tc.line, pingLine) }()
-		c.readUntil(t, pingReply)
-		peak, bound := c.peakRSS(t), tc.bound(len(tc.line), tc.reply)
-		if peak > bound {
-			t.Errorf("%s: peak RSS %.0f MiB, bound %.0f MiB", tc.name, float64(peak)/mib, float64(bound)/mib)
-		}
-		idle, rss := time.Now(), c.rss(t)
-		for ; rss > 16*mib && time.Since(idle) < 10*time.Second; rss = c.rss(t) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if rss > 16*mib {
-			t.Errorf("%s: RSS still %.0f MiB after 10 s idle", tc.name, float64(rss)/mib)
-		}
-		t.Logf("%s: line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB after %v idle", tc.name,
-			float64(len(tc.line))/mib, float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(idle).Round(10*time.Millisecond))
-		c.stdin.Close()
-		c.finish(t)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(mcpBinary, tc.args...)
+			cmd.Stderr = io.Discard // read at full speed
+			c := startCommand(t, cmd)
+			written := make(chan error, 1)
+			go func() { _, err := fmt.Fprintf(c.stdin, "%s\n", tc.line); written <- err }()
+			replies := make(chan int, 1)
+			go func() { lines, _, _, _ := countReplies(c.stdout, nil); replies <- lines }()
+			if err := <-written; err != nil {
+				t.Fatal(err)
+			}
+			// All but what the pipe holds is read: the line was held. Once
+			// it is answered and the server idle, memory goes back.
+			idle, rss := time.Now(), c.rss(t)
+			for ; rss > 16*mib && time.Since(idle) < 10*time.Second; rss = c.rss(t) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			peak, bound := c.peakRSS(t), tc.bound(len(tc.line), tc.reply)
+			c.stdin.Close()
+			lines := <-replies
+			c.finish(t)
+			if want := b2i(!strings.HasPrefix(tc.name, "notification")); lines != want {
+				t.Errorf("%d reply lines, want %d", lines, want)
+			}
+			if peak > bound || peak < len(tc.line)/2 {
+				t.Errorf("peak RSS %.0f MiB, want between %.0f (half the line: it was held) and %.0f", float64(peak)/mib, float64(len(tc.line))/2/mib, float64(bound)/mib)
+			}
+			if rss > 16*mib {
+				t.Errorf("RSS still %.0f MiB after 10 s with nothing after the line", float64(rss)/mib)
+			}
+			t.Logf("line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB %v after the line was sent", float64(len(tc.line))/mib,
+				float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(idle).Round(10*time.Millisecond))
+		})
 	}
+}
+
+// TestOverLimitPause: a line over the limit is dropped as it is read, so
+// while a client pauses in the middle of one, with nothing more sent, the
+// server goes back under 16 MiB once idle; the line's end is then
+// answered with Invalid Request, and the next line is served.
+func TestOverLimitPause(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("memory bounds are for the binary without the race detector")
+	}
+	t.Parallel()
+	const mib = 1 << 20
+	c := startChild(t)
+	if _, err := io.WriteString(c.stdin, echoCall("1", `"`+largeText(70*mib))); err != nil {
+		t.Fatal(err)
+	}
+	idle, rss := time.Now(), c.rss(t)
+	for ; rss > 16*mib && time.Since(idle) < 10*time.Second; rss = c.rss(t) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	peak := c.peakRSS(t)
+	fmt.Fprintf(c.stdin, "\"}}}\n%s\n", pingLine)
+	c.stdin.Close()
+	out, _ := c.finish(t)
+	if want := tooLongReply(defaultMaxMessage) + pingReply; string(out) != want {
+		t.Errorf("got %q, want %q", clip(string(out), 300), want)
+	}
+	if rss > 16*mib || peak < 32*mib {
+		t.Errorf("RSS %.0f MiB after 10 s paused in a 70 MiB line (peak %.0f MiB), want under 16 MiB after a peak of the limit's size", float64(rss)/mib, float64(peak)/mib)
+	}
+	t.Logf("peak RSS %.0f MiB, %.0f MiB %v after the pause began", float64(peak)/mib, float64(rss)/mib, time.Since(idle).Round(10*time.Millisecond))
 }
 
 // TestLogCannotHurt: with -v and a stderr that nobody reads while the
@@ -2089,7 +2156,7 @@ func TestNonblockingPipes(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		replies := bufio.NewReader(outR)
+		replies := bufio.NewReader(deadlineReader{outR})
 		fmt.Fprintf(inW, "%s\n", pingLine)
 		if got, err := replies.ReadString('\n'); got != pingReply {
 			t.Fatalf("%s: first reply %q, %v", which, got, err)
