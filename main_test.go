@@ -917,6 +917,24 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
+// TestRawControlBytes: a raw control byte inside a string is not JSON,
+// whichever of 0x00-0x1F it is and wherever it is: within the first
+// eight-byte words that the string scan tests at once, or in the bytes
+// after them.
+func TestRawControlBytes(t *testing.T) {
+	s := newServer(nil, nil, defaultMaxMessage)
+	for c := byte(0); c < 0x20; c++ {
+		for at := range 24 {
+			text := []byte(strings.Repeat("x", 24))
+			text[at] = c
+			line := []byte(`{"a":"` + string(text) + `"}`)
+			if end := s.scan(line, 0); end >= 0 {
+				t.Errorf("byte %#02x at %d of a string: scanned as JSON", c, at)
+			}
+		}
+	}
+}
+
 // TestPanicBecomesInternalError: a handler that panics costs its request
 // an Internal error, and the session goes on, in a batch too.
 func TestPanicBecomesInternalError(t *testing.T) {
