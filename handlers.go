@@ -129,6 +129,7 @@ const (
 type fixedResults struct {
 	initialize                              []string // by legacyVersions
 	discover                                string
+	unsupported                             string // the data of Unsupported protocol version, but the version asked for
 	toolsList, resourcesList, templatesList [2]string
 	read                                    [][2]string // by resources
 }
@@ -138,9 +139,11 @@ type fixedResults struct {
 var fixed = sync.OnceValue(func() *fixedResults {
 	capabilities := `"capabilities":{"tools":{},"resources":{}}`
 	info := `{"name":` + quote(serverName) + `,"version":` + quote(serverVersion) + `}`
+	supported := quoteList(append([]string{modernVersion}, legacyVersions...))
 	f := &fixedResults{
-		discover: `{"resultType":"complete","supportedVersions":` + quoteList(append([]string{modernVersion}, legacyVersions...)) +
+		discover: `{"resultType":"complete","supportedVersions":` + supported +
 			`,` + capabilities + `,"_meta":{"io.modelcontextprotocol/serverInfo":` + info + `},"ttlMs":3600000,"cacheScope":"public"}`,
+		unsupported:   `{"supported":` + supported + `,"requested":`,
 		toolsList:     shapes(toolList()),
 		resourcesList: shapes(resourceList()),
 		templatesList: shapes(`"resourceTemplates":[]`),
@@ -392,11 +395,8 @@ func (s *server) decodeMeta(req *request) rpcError {
 	case legacyIndex(v) >= 0:
 		return rpcError{}
 	}
-	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version", data: unsupportedData, lit: version}
+	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version", data: fixed().unsupported, lit: version}
 }
-
-// unsupportedData starts the data of an Unsupported protocol version error.
-var unsupportedData = `{"supported":` + quoteList(append([]string{modernVersion}, legacyVersions...)) + `,"requested":`
 
 // handleInitialize answers the legacy handshake with the client's version
 // when we speak it, else our newest legacy version.

@@ -98,7 +98,9 @@ const (
 
 func main() {
 	// First: until signal.Notify, SIGINT, SIGTERM and SIGHUP kill the
-	// process (what is left of that window is the Go runtime's start-up).
+	// process. What runs before it is the runtime's start-up and the
+	// standard library's package initialisation; this package's does
+	// nothing that can wait (see fixed).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	// A closed stdout or stderr is then a write error, not death by SIGPIPE.
@@ -130,6 +132,10 @@ func main() {
 		return
 	}
 
+	if err := startPoller(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
+		os.Exit(1)
+	}
 	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
@@ -147,6 +153,28 @@ func main() {
 	}
 	s.log.close("mcp: " + why + ": stopping")
 	os.Exit(code)
+}
+
+// startPoller starts the Go runtime's poller, which every timer needs (the
+// release after a big line, -v's wait at exit, a second signal's
+// deadline) and which takes two file descriptors: with fewer free, the
+// runtime would fail at the first timer, mid-session, with a fatal error.
+// So two are asked for first, by raw system calls that do not start the
+// poller themselves, and too few is a clear error before anything is read.
+func startPoller() error {
+	a, errA := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
+	b, errB := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
+	if errA == nil {
+		syscall.Close(a)
+	}
+	if errB == nil {
+		syscall.Close(b)
+	}
+	if errA != nil || errB != nil {
+		return errors.New("too few file descriptors: mcp needs 2 besides standard input, output and error (see ulimit -n)")
+	}
+	time.Sleep(time.Nanosecond) // a timer: the poller starts now, taking the two
+	return nil
 }
 
 // usage prints the help text: flags, methods, tools, resources and
