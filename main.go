@@ -566,12 +566,15 @@ func (w retryWriter) Write(p []byte) (int, error) {
 type logger struct {
 	lines   chan string
 	dropped atomic.Int64 // lines dropped and not yet counted in the log
-	hurry   atomic.Bool  // close ran out of patience: count queued lines, do not write them
-	last    string       // the reason for stopping, written after everything else
+	stop    chan stop    // sent by close
 	done    chan struct{}
+}
 
-	mu     sync.Mutex // main may close the log while the serve loop still runs
-	closed bool
+// stop ends the log: the reason for stopping, last, and when to begin
+// counting queued lines instead of writing them.
+type stop struct {
+	last  string
+	hurry time.Time
 }
 
 // The log's bounds, and how long close waits for a slow stderr.
@@ -579,33 +582,54 @@ const (
 	maxLogLines = 1024
 	maxLogLine  = 1024
 	maxLogField = 100 // the most bytes of a client's text a line shows
-	logPatience = 500 * time.Millisecond
+	logWait     = time.Second
 )
 
 // newLogger starts a logger writing to w.
 func newLogger(w io.Writer) *logger {
-	l := &logger{lines: make(chan string, maxLogLines), done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		var err error // after a failed write, stderr is gone: write no more
-		put := func(line string) {
-			if d := l.dropped.Swap(0); d > 0 && err == nil {
-				_, err = fmt.Fprintf(w, "mcp: %d log lines dropped\n", d)
-			}
-			if err == nil {
-				_, err = io.WriteString(w, line)
-			}
-		}
-		for line := range l.lines {
-			if l.hurry.Load() {
-				l.dropped.Add(1)
-			} else {
-				put(line)
-			}
-		}
-		put(l.last)
-	}()
+	l := &logger{lines: make(chan string, maxLogLines), stop: make(chan stop, 1), done: make(chan struct{})}
+	go l.write(w)
 	return l
+}
+
+// write writes queued lines to w until close, then the rest of the queue
+// and the reason for stopping. Lines still queued half of logWait after
+// close are counted instead of written, so that the count and the reason
+// still get out in the other half when stderr drains slowly (read at
+// 5-20 KiB/s from the end of 300,000 requests, they did; without it, the
+// reason was lost with 463-885 lines). After a failed write, stderr is
+// gone: it writes no more.
+func (l *logger) write(w io.Writer) {
+	defer close(l.done)
+	var err error
+	put := func(line string) {
+		if d := l.dropped.Swap(0); d > 0 && err == nil {
+			_, err = fmt.Fprintf(w, "mcp: %d log lines dropped\n", d)
+		}
+		if err == nil {
+			_, err = io.WriteString(w, line)
+		}
+	}
+	for {
+		select {
+		case line := <-l.lines:
+			put(line)
+		case st := <-l.stop:
+			for {
+				select {
+				case line := <-l.lines:
+					if time.Now().Before(st.hurry) {
+						put(line)
+					} else {
+						l.dropped.Add(1)
+					}
+				default:
+					put(st.last)
+					return
+				}
+			}
+		}
+	}
 }
 
 // request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
@@ -632,20 +656,21 @@ func (l *logger) request(method, id []byte, start time.Time, code int, toolError
 
 // printf queues one line, or drops and counts it. Its arguments are made
 // before the call, so callers without request's nil check make their own.
-// After close, the line is lost.
+// The queue is never closed: a line queued after close, as the serve loop
+// may still log when a signal stops the process, is lost.
 func (l *logger) printf(format string, a ...any) {
+	if len(l.lines) == cap(l.lines) {
+		l.dropped.Add(1) // without making the line
+		return
+	}
 	line := fmt.Sprintf(format, a...)
 	if len(line) > maxLogLine {
 		line = line[:maxLogLine-3] + "..."
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case l.closed:
-	case len(l.lines) == cap(l.lines): // only printf sends, under mu
-		l.dropped.Add(1)
+	select {
+	case l.lines <- line + "\n":
 	default:
-		l.lines <- line + "\n"
+		l.dropped.Add(1)
 	}
 }
 
@@ -679,25 +704,16 @@ func logID(id []byte) string {
 }
 
 // close ends the log with last, the reason for stopping, written after
-// every line still queued and the count of those dropped. If stderr has
-// not taken them within logPatience, the queued lines are counted as
-// dropped instead of written, so that the count and last still get out;
-// if it takes nothing for logPatience more, close gives up, and they are
-// lost with the lines they would have counted.
+// the lines still queued and the count of those dropped, and waits up to
+// logWait for stderr to take them (see write); if it takes nothing in
+// that time, mcp exits without them.
 func (l *logger) close(last string) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	l.last, l.closed = last+"\n", true
-	close(l.lines)
-	l.mu.Unlock()
-	for _, hurry := range []bool{false, true} {
-		l.hurry.Store(hurry)
-		select {
-		case <-l.done:
-			return
-		case <-time.After(logPatience):
-		}
+	l.stop <- stop{last + "\n", time.Now().Add(logWait / 2)}
+	select {
+	case <-l.done:
+	case <-time.After(logWait):
 	}
 }

@@ -2350,7 +2350,7 @@ func TestStopReason(t *testing.T) {
 
 // TestLogAccounting: with -v and a stderr that is not read while the
 // session runs, and read only 300 ms after input ends (within
-// logPatience), every log line produced is either written or counted in
+// half of logWait), every log line produced is either written or counted in
 // a "log lines dropped" line, and the reason for stopping comes last: of
 // 300,000 requests, written + counted = 300,000.
 func TestLogAccounting(t *testing.T) {
