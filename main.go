@@ -8,19 +8,16 @@
 //
 // An MCP client starts mcp as a subprocess and writes one JSON-RPC message
 // per line to its standard input; mcp writes one reply per request, in
-// request order, each a single line of compact JSON on standard output.
-// Nothing else is ever written to standard output. Diagnostics go to
-// standard error, and only with -v.
+// request order, each a single line of compact JSON on standard output,
+// and nothing else there. Diagnostics go to standard error, only with -v.
 //
-// The server offers two tools, add (numbers a and b) and echo (string text),
-// and one text resource, memo://welcome. It speaks the legacy protocol
-// versions 2024-11-05 through 2025-11-25 (initialize handshake, optional)
-// and the stateless 2026-07-28 version (server/discover and per-request
-// _meta), choosing per request.
-//
-// Every byte it writes is what JavaScript's JSON.stringify would write for
-// the same reply, numbers included, but for numeric request ids, which
-// come back with the digits they were sent with (1e3 stays 1e3).
+// It offers two tools, add (numbers a and b) and echo (string text), and
+// one text resource, memo://welcome, in the legacy protocol versions
+// 2024-11-05 to 2025-11-25 (initialize handshake, optional) and in the
+// stateless 2026-07-28 (server/discover, per-request _meta), chosen per
+// request. Every byte it writes is what JavaScript's JSON.stringify would
+// write for the same reply, numbers included, but for numeric request ids,
+// which come back with the digits they were sent with (1e3 stays 1e3).
 //
 // The flags are:
 //
@@ -30,22 +27,23 @@
 //		Invalid Request error; the session goes on.
 //	-v
 //		Log one line per request to standard error (method, id, duration,
-//		error code), client text quoted and cut at 100 bytes, and last
-//		the reason for stopping. Lines are dropped and counted, never
-//		waited for, if standard error is slow.
+//		outcome), client text quoted and cut at 100 bytes, and last the
+//		reason for stopping. If standard error is slow, lines are dropped
+//		and counted; mcp waits for it only at exit, up to 1 s.
 //	-version
 //		Print the release version and the commit, and exit.
 //
 // mcp exits 0 when standard input ends, after writing every reply it owes,
-// and on the first SIGINT, SIGTERM or SIGHUP, after finishing the request
-// in hand. A second signal ends it with status 128+the first signal at the
-// end of the line being written, or 2 s after it if that line is stuck.
-// If standard output is closed it exits 1.
+// and on the first SIGINT, SIGTERM or SIGHUP, after the request in hand. A
+// second signal ends it with status 128+the first signal at the end of the
+// line being written, or 2 s later if that line is stuck. It exits 1 if
+// standard output is closed or, at start, if too few file descriptors are
+// free, and 2 on a usage error.
 package main
 
 // This file is the command: main, which decides the exit status and the
 // last log line; the serve loop, reading lines, and what stops it; the
-// collector policy for big lines; standard I/O that waits out EAGAIN, and
+// collector policy for big lines; standard I/O that waits out EAGAIN; and
 // the -v logger. Messages are handled in handlers.go.
 
 import (
@@ -83,6 +81,9 @@ const (
 	// flushSize is how much output may wait for more replies before it is
 	// written anyway; a longer reply is written in pieces of about this.
 	flushSize = 256 << 10
+	// scratchSize is the space a tool call's text is made in: add's, and
+	// any argument problems, fit; a longer text allocates its own.
+	scratchSize = 1 << 10
 	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
 	// idleRelease is how long the server waits, idle after a big line,
@@ -90,17 +91,12 @@ const (
 	idleRelease = time.Second
 	// maxBackoff is the longest wait between two tries that got EAGAIN.
 	maxBackoff = 20 * time.Millisecond
-	// scratchSize is the space a tool call's text is made in (see
-	// handleToolsCall): add's and any argument problems fit, so a call
-	// costs no allocation; a longer text allocates its own.
-	scratchSize = 1 << 10
 )
 
 func main() {
 	// First: until signal.Notify, SIGINT, SIGTERM and SIGHUP kill the
-	// process. What runs before it is the runtime's start-up and the
-	// standard library's package initialisation; this package's does
-	// nothing that can wait (see fixed).
+	// process. Before it run only the runtime's start-up and package
+	// initialisation, in which this package makes nothing (see fixed).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	// A closed stdout or stderr is then a write error, not death by SIGPIPE.
@@ -131,11 +127,11 @@ func main() {
 		fmt.Println(versionLine())
 		return
 	}
-
 	if err := startPoller(); err != nil {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
 		os.Exit(1)
 	}
+
 	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
@@ -157,10 +153,9 @@ func main() {
 
 // startPoller starts the Go runtime's poller, which every timer needs (the
 // release after a big line, -v's wait at exit, a second signal's
-// deadline) and which takes two file descriptors: with fewer free, the
-// runtime would fail at the first timer, mid-session, with a fatal error.
-// So two are asked for first, by raw system calls that do not start the
-// poller themselves, and too few is a clear error before anything is read.
+// deadline) and which takes two file descriptors: without them, the first
+// timer would be a fatal error mid-session. So two are asked for first, by
+// system calls that do not start the poller, unlike os.Open.
 func startPoller() error {
 	a, errA := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
 	b, errB := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
@@ -198,9 +193,8 @@ func usage(w io.Writer) {
 	for _, r := range resources {
 		uris = append(uris, r.uri)
 	}
-	fmt.Fprintf(w, "\nMethods: %s\nTools: %s\nResources: %s\n", strings.Join(names, ", "), strings.Join(toolList, ", "), strings.Join(uris, ", "))
-	fmt.Fprintf(w, "Protocol versions: %s (stateless, server/discover); %s (initialize)\n",
-		modernVersion, strings.Join(legacyVersions, ", "))
+	fmt.Fprintf(w, "\nMethods: %s\nTools: %s\nResources: %s\nProtocol versions: %s (stateless, server/discover); %s (initialize)\n",
+		strings.Join(names, ", "), strings.Join(toolList, ", "), strings.Join(uris, ", "), modernVersion, strings.Join(legacyVersions, ", "))
 }
 
 // versionLine is what -version prints: the release version (the one
@@ -296,8 +290,8 @@ const (
 )
 
 // server is one stdio session: the input it reads, the scanner that reads
-// its lines, the writer that holds the replies it owes, and the scratch
-// space it reuses so a request costs no allocation.
+// its lines, the writer that holds the replies it owes, and the space it
+// reuses so that a request costs no allocation.
 type server struct {
 	in      *bufio.Reader // reads from the server itself, see Read
 	max     int           // the longest line served
@@ -307,7 +301,7 @@ type server struct {
 	writer
 	req     request  // the request in hand (here, as the method table would make it escape)
 	vals    [][]byte // a tool call's argument values, see handleToolsCall
-	scratch []byte   // where a tool call's text is made, see handleToolsCall
+	scratch []byte   // where a tool call's text is made
 	tooLong rpcError // the reply to a line over max
 	log     *logger  // nil unless -v
 
@@ -321,11 +315,9 @@ type server struct {
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
-	s := &server{r: r, w: w, max: maxMessage}
+	s := &server{r: r, w: w, max: maxMessage, scratch: make([]byte, 0, scratchSize), tooLong: errInvalidRequest}
 	s.in = bufio.NewReaderSize(s, readSize)
 	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
-	s.scratch = make([]byte, 0, scratchSize)
-	s.tooLong = errInvalidRequest
 	s.tooLong.data = quote("message longer than " + strconv.Itoa(maxMessage) + " bytes")
 	return s
 }
@@ -342,8 +334,7 @@ func (s *server) run() error {
 		} else if err != nil {
 			return err
 		}
-		s.answer(line, tooLong)
-		if s.held > 0 {
+		if s.answer(line, tooLong); s.held > 0 {
 			s.release()
 			s.forget()
 		}
@@ -425,8 +416,8 @@ func (s *server) release() {
 // After a big line, once idle for idleRelease, it gives the line's memory
 // back to the system, which an idle process would otherwise hold until
 // the runtime's forced collection (every 2 minutes) and its scavenger
-// return it. Not sooner: done after each line, that cost 32% more CPU
-// for a stream of 300 lines of 1 MiB (924 against 700 ms, at bef886d).
+// return it. Not sooner: done after every big line, that costs 55% more
+// CPU a byte on a stream of 1 MiB lines (BenchmarkLongLines/1025KiB).
 func (s *server) Read(p []byte) (int, error) {
 	if err := s.flush(); err != nil {
 		return 0, err
@@ -474,17 +465,18 @@ const bigLine = 1 << 20
 
 // bigLines is the collector policy for big lines. While one is read or
 // answered, collection is off: it would find next to nothing, and its
-// workers would take the second core from the client (a 16 MiB echo
-// through pipes took 84-144 ms with it on, 50-62 ms off, medians of 9
-// spawns, at 7234022). A memory limit stands in: what the process used
+// workers would take the second core from the client (with it on, a byte
+// of 16 MiB lines costs twice the CPU, of 1 MiB lines 43% more:
+// BenchmarkLongLines). A memory limit stands in: what the process used
 // when the first big line came, plus twice the bytes held (pieces and
 // joined line), plus bigLineSlack, so that whatever else is allocated
 // meanwhile (log lines, say) is collected before memory passes that. The
-// settings are the process's, so they are kept once: the first big line
-// in, over all servers, saves them, the last one out restores them.
+// settings are the process's: the first big line in saves them and the
+// last one out restores them, however many servers the process runs
+// (the tests run several at once).
 var bigLines struct {
 	sync.Mutex
-	held    int   // bytes of big lines held, over all servers
+	held    int   // bytes of big lines held
 	base    int64 // memory in use when the first came
 	percent int   // the GC percent to restore
 	limit   int64 // the memory limit to restore
@@ -492,7 +484,7 @@ var bigLines struct {
 
 // bigLineSlack is what the limit allows beyond the rest: room for the
 // runtime's own memory and headroom, so that joining a line's pieces does
-// not set off a collection (with 8 MiB and no base, a 16 MiB echo did).
+// not set off a collection.
 const bigLineSlack = 4 << 20
 
 // holdBigLine adds n bytes, or takes them away if n is negative, to the
@@ -678,19 +670,16 @@ func (l *logger) printf(format string, a ...any) {
 // characters and newlines cannot forge lines or reach the terminal raw;
 // text over maxLogField bytes is cut, and its length shown.
 func logText(b []byte) string {
-	return strconv.Quote(string(b[:min(len(b), maxLogField)])) + cut(b)
-}
-
-// cut is what follows the start of a text cut at maxLogField bytes.
-func cut(b []byte) string {
-	if len(b) <= maxLogField {
-		return ""
+	s := strconv.Quote(string(b[:min(len(b), maxLogField)]))
+	if len(b) > maxLogField {
+		s += "..." + strconv.Itoa(len(b)) + " bytes"
 	}
-	return "..." + strconv.Itoa(len(b)) + " bytes"
+	return s
 }
 
-// logID shows a request id in the log: a number as it came, a string
-// decoded and quoted by logText (a very long one undecoded), else "null".
+// logID shows a request id in the log: a string decoded (if it is short
+// enough to be worth it) and quoted by logText, a number as it came, cut
+// the same way, or "null".
 func logID(id []byte) string {
 	switch {
 	case id == nil:
@@ -699,8 +688,10 @@ func logID(id []byte) string {
 		return logText(unquote(nil, id[1:len(id)-1]))
 	case id[0] == '"':
 		return logText(id[1 : len(id)-1])
+	case len(id) > maxLogField:
+		return string(id[:maxLogField]) + "..." + strconv.Itoa(len(id)) + " bytes"
 	}
-	return string(id[:min(len(id), maxLogField)]) + cut(id)
+	return string(id)
 }
 
 // close ends the log with last, the reason for stopping, written after
