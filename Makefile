@@ -1,5 +1,5 @@
-# Thin wrappers over one go command each. CI runs gofmt -l, `make test`
-# and `make fuzz` (see .ci/run).
+# Thin wrappers over go commands. CI runs gofmt -l, then `make test` (go
+# vet, then every test) and `make fuzz` (see .ci/run).
 
 GO       ?= go
 # VERSION is serverVersion in handlers.go, the one place it is written;
