@@ -286,9 +286,13 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 			answer = true
 		}
 	}
-	if id := req.id; method == nil && answer || id != nil && id[0] != '"' && id[0] != '-' && !isDigit(id[0]) {
+	if method == nil && answer { // a response: owed nothing
 		req.id = nil
-		return method == nil && answer
+		return true
+	}
+	if id := req.id; id != nil && id[0] != '"' && id[0] != '-' && !isDigit(id[0]) {
+		req.id = nil // not an id: the reply's is null
+		return false
 	}
 	if method == nil || method[0] != '"' || jsonrpc == nil || jsonrpc[0] != '"' || string(s.text(jsonrpc)) != "2.0" {
 		return false
