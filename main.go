@@ -301,8 +301,9 @@ type server struct {
 	writer
 	req     request  // the request in hand (here, as the method table would make it escape)
 	vals    [][]byte // a tool call's argument values, see handleToolsCall
-	scratch []byte   // where a tool call's text is made
-	tooLong rpcError // the reply to a line over max
+	scratch []byte   // where a tool call's text is made, at first in space
+	space   [scratchSize]byte
+	tooLong rpcError // the reply to a line over max, made when first needed
 	log     *logger  // nil unless -v
 
 	r     io.Reader
@@ -315,10 +316,10 @@ type server struct {
 // newServer returns a server that reads requests from r and writes replies
 // to w, skipping lines longer than maxMessage bytes.
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
-	s := &server{r: r, w: w, max: maxMessage, scratch: make([]byte, 0, scratchSize), tooLong: errInvalidRequest}
+	s := &server{r: r, w: w, max: maxMessage}
 	s.in = bufio.NewReaderSize(s, readSize)
 	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
-	s.tooLong.data = quote("message longer than " + strconv.Itoa(maxMessage) + " bytes")
+	s.scratch = s.space[:0]
 	return s
 }
 
@@ -397,9 +398,7 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 // and the space a tool's text was made in.
 func (s *server) forget() {
 	s.req, s.scanner = request{}, scanner{}
-	if cap(s.scratch) > scratchSize {
-		s.scratch = make([]byte, 0, scratchSize)
-	}
+	s.scratch = s.space[:0]
 	s.owed.Store(true)
 }
 

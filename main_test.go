@@ -1107,6 +1107,10 @@ func TestNoAllocations(t *testing.T) {
 			t.Errorf("%.1f allocations to answer %s", n, line)
 		}
 	}
+	s := newServer(nil, nil, defaultMaxMessage)
+	if n := testing.AllocsPerRun(100, func() { s.answer(nil, true); s.buf = s.buf[:0] }); n != 0 {
+		t.Errorf("%.1f allocations to answer a line over the limit", n)
+	}
 }
 
 // TestSignalAtStart: a SIGTERM at any moment after mcp is spawned, with a
