@@ -1763,7 +1763,11 @@ func TestVersionAgrees(t *testing.T) {
 
 // TestREADME keeps the README true: every test, fuzz target and benchmark
 // it cites exists, as does every make target, mcp flag and golden fixture
-// it names, and its method table lists exactly the methods dispatch serves.
+// it names; its method table lists exactly the methods dispatch serves;
+// a newcomer reaches the client registration in its first 80 lines; it
+// names no commit but in -version's sample (the README tells what is, not
+// what was); and its recipe for adding a tool, built into a copy of the
+// package, serves the new tool.
 func TestREADME(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -1804,6 +1808,65 @@ func TestREADME(t *testing.T) {
 	}
 	if want := slices.Sorted(slices.Values(methodNames())); !slices.Equal(slices.Sorted(slices.Values(table)), want) {
 		t.Errorf("README's method table lists %v; dispatch serves %v", table, want)
+	}
+	if n := strings.Count(text[:strings.Index(text, "claude mcp add")], "\n"); n >= 80 {
+		t.Errorf("the first registration command is on line %d, want it in the first 80", n+1)
+	}
+	var tokens []string // all that could be commits: 7-40 hex digits
+	for _, m := range regexp.MustCompile(`(mcp \d+\.\d+\.\d+ \()?\b([0-9a-f]{7,40})\b`).FindAllStringSubmatch(text, -1) {
+		if m[1] != "" { // -version's sample
+			continue
+		}
+		tokens = append(tokens, m[2])
+		if strings.ContainsAny(m[2], "abcdef") && !regexp.MustCompile(`^\d+e\d+$`).MatchString(m[2]) {
+			t.Errorf("README names %s, a commit it seems: history belongs in commit messages", m[2])
+		}
+	}
+	check := exec.Command("git", "cat-file", "--batch-check") // and this repository's, all digits too
+	check.Stdin = strings.NewReader(strings.Join(tokens, "\n") + "\n")
+	if out, err := check.Output(); err == nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[1] == "commit" {
+				t.Errorf("README names %s, a commit of this repository", f[0][:7])
+			}
+		}
+	}
+	checkToolRecipe(t, text[strings.Index(text, "## Adding a tool"):])
+}
+
+// checkToolRecipe builds the README's recipe for adding a tool (its first
+// Go block is the catalogue entry, the second the run function) into a
+// copy of the package, and calls the tool through the built binary.
+func checkToolRecipe(t *testing.T, section string) {
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(section, 2)
+	if len(blocks) != 2 {
+		t.Fatalf("the recipe for adding a tool has %d Go blocks, want 2", len(blocks))
+	}
+	dir := t.TempDir()
+	files, _ := filepath.Glob("*.go")
+	for _, f := range append(files, "go.mod") {
+		b, _ := os.ReadFile(f)
+		switch {
+		case strings.HasSuffix(f, "_test.go"):
+			continue
+		case f == "tools.go":
+			b = bytes.Replace(b, []byte("var tools = []tool{\n"), []byte("var tools = []tool{\n"+blocks[0][1]), 1)
+			b = append(b, "\n"+blocks[1][1]...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command("go", "build", "-o", "mcp", ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("the recipe for adding a tool does not build: %v\n%s", err, out)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upper","arguments":{"text":"h\u00e9llo"}}}` + "\n"
+	cmd := exec.Command(filepath.Join(dir, "mcp"))
+	cmd.Stdin = strings.NewReader(in)
+	if out, err := cmd.Output(); err != nil || string(out) != textReply("1", "HÉLLO") {
+		t.Errorf("the recipe's tool: %v, %q, want %q", err, out, textReply("1", "HÉLLO"))
 	}
 }
 
@@ -2128,7 +2191,7 @@ func TestBoundedMemory(t *testing.T) {
 			if rss > 16*mib {
 				t.Errorf("RSS still %.0f MiB after 10 s with nothing after the line", float64(rss)/mib)
 			}
-			t.Logf("line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB %v after the line was sent", float64(len(tc.line))/mib,
+			t.Logf("%s: line %.0f MiB, peak RSS %.0f MiB (bound %.0f), %.0f MiB %v after the line was sent", tc.name, float64(len(tc.line))/mib,
 				float64(peak)/mib, float64(bound)/mib, float64(rss)/mib, time.Since(idle).Round(10*time.Millisecond))
 		})
 	}
