@@ -1018,18 +1018,10 @@ func TestPanicIsLoggedAsError(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
 	tools = append([]tool{{name: "boom", args: []arg{{"text", "string"}}, run: func([]byte, [][]byte) ([]byte, bool) { panic("boom") }}}, saved...)
-	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n"
-	var log bytes.Buffer
-	s := newServer(strings.NewReader(in), io.Discard, defaultMaxMessage)
-	s.log = newLogger(&log)
-	if err := s.run(); err != nil {
-		t.Fatal(err)
-	}
-	s.log.close("mcp: end of input: stopping")
-	lines := strings.Split(log.String(), "\n")
-	if len(lines) != 4 || lines[0] != `mcp: panic in "tools/call": boom` ||
+	lines := serveLogged(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}`+"\n")
+	if len(lines) != 3 || lines[0] != `mcp: panic in "tools/call": boom` ||
 		!strings.HasPrefix(lines[1], `mcp: "tools/call" id=1 `) || !strings.HasSuffix(lines[1], " error -32603") {
-		t.Errorf("log:\n%s", log.String())
+		t.Errorf("log:\n%s", strings.Join(lines, "\n"))
 	}
 }
 
@@ -1641,24 +1633,31 @@ func TestLogOutcomes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","b":2}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":3,"method":"nope"}` + "\n" +
 		"{\n" + `  "jsonrpc": "2.0",` + "\n}\n"
-	var log bytes.Buffer
-	s := newServer(strings.NewReader(in), io.Discard, defaultMaxMessage)
-	s.log = newLogger(&log)
-	if err := s.run(); err != nil {
-		t.Fatal(err)
-	}
-	s.log.close("mcp: end of input: stopping")
-	lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	lines := serveLogged(t, in)
 	notJSON := "mcp: - id=null error -32700: the line is not one JSON message (each message must be on one line)"
 	want := []string{" ok", " tool error", " error -32601", notJSON, notJSON, notJSON, "mcp: end of input: stopping"}
 	if len(lines) != len(want) {
-		t.Fatalf("log:\n%s", log.String())
+		t.Fatalf("log:\n%s", strings.Join(lines, "\n"))
 	}
 	for i, w := range want {
 		if !strings.HasSuffix(lines[i], w) {
 			t.Errorf("log line %d: %q, want it to end %q", i+1, lines[i], w)
 		}
 	}
+}
+
+// serveLogged runs the serve loop in-process on input, logging as -v
+// does, and returns the lines of the log.
+func serveLogged(t *testing.T, input string) []string {
+	t.Helper()
+	var log bytes.Buffer
+	s := newServer(strings.NewReader(input), io.Discard, defaultMaxMessage)
+	s.log = newLogger(&log)
+	if err := s.run(); err != nil {
+		t.Fatal(err)
+	}
+	s.log.close("mcp: end of input: stopping")
+	return strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
 }
 
 // TestUnreadableStderr: with -v, a stderr whose reader is gone, or that
@@ -2569,15 +2568,7 @@ func BenchmarkNumbers(b *testing.B) {
 	for _, n := range numberShapes() {
 		b.Run(n.name, func(b *testing.B) {
 			line := addCall(n.lit) + "\n"
-			input := []byte(strings.Repeat(line, 1<<20/len(line)+1))
-			r := bytes.NewReader(input)
-			b.SetBytes(int64(len(input)))
-			for b.Loop() {
-				r.Reset(input)
-				if err := newServer(r, io.Discard, defaultMaxMessage).run(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchServe(b, []byte(strings.Repeat(line, 1<<20/len(line)+1)))
 		})
 	}
 }
@@ -2667,7 +2658,11 @@ func BenchmarkBinary(b *testing.B) {
 // BenchmarkEcho16MiB runs one 16 MiB echo through the in-process serve loop
 // per op: the cost of a huge message without the pipes.
 func BenchmarkEcho16MiB(b *testing.B) {
-	input := []byte(echoCall("7", `"`+largeText(16<<20)+`"`) + "\n")
+	benchServe(b, []byte(echoCall("7", `"`+largeText(16<<20)+`"`)+"\n"))
+}
+
+// benchServe runs the in-process serve loop over input once per op.
+func benchServe(b *testing.B, input []byte) {
 	r := bytes.NewReader(input)
 	b.SetBytes(int64(len(input)))
 	for b.Loop() {
