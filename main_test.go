@@ -1120,14 +1120,18 @@ func TestNoAllocations(t *testing.T) {
 }
 
 // TestSignalAtStart: a SIGTERM at any moment after mcp is spawned, with a
-// request waiting on its stdin, has one of two outcomes: during the Go
-// runtime's start-up, before main installs its handler, the signal kills
-// it with nothing written; after, it exits 0, having written nothing or
-// the whole reply. 20 spawns at each of 0 to 4.5 ms after the spawn; how
-// many the signal killed at each delay is logged, as it depends on the
-// machine and its load (see the README).
+// request waiting on its stdin, has one of two outcomes, and stdout holds
+// nothing or the whole reply, never part of it: during the Go runtime's
+// start-up, before main installs its handler, the signal kills it; after,
+// it exits 0. (A signal in the window can kill it a moment late: the
+// runtime marks it unhandled and raises it again, and if that thread is
+// descheduled in between, main may answer first; seen once in 40,000
+// spawns.) 20 spawns at each of 0 to 4.5 ms after the spawn; how many the
+// signal killed at each delay is logged, as it depends on the machine and
+// its load (see the README).
 func TestSignalAtStart(t *testing.T) {
 	var killed []string
+	late := 0 // killed after the reply was written
 	for us := 0; us <= 4500; us += 500 {
 		n := 0
 		for range 20 {
@@ -1138,17 +1142,18 @@ func TestSignalAtStart(t *testing.T) {
 			c.cmd.Process.Signal(syscall.SIGTERM)
 			out, st := c.finish(t)
 			ws := st.Sys().(syscall.WaitStatus)
-			switch {
-			case ws.Signaled() && ws.Signal() == syscall.SIGTERM && len(out) == 0:
+			switch whole := len(out) == 0 || string(out) == pingReply; {
+			case ws.Signaled() && ws.Signal() == syscall.SIGTERM && whole:
 				n++
-			case ws.Exited() && ws.ExitStatus() == 0 && (len(out) == 0 || string(out) == pingReply):
+				late += len(out) / len(pingReply)
+			case ws.Exited() && ws.ExitStatus() == 0 && whole:
 			default:
 				t.Fatalf("SIGTERM %d µs after the spawn: %v, stdout %q, stderr %q", us, st, out, c.stderr.Bytes())
 			}
 		}
 		killed = append(killed, fmt.Sprintf("%.1f ms: %d", float64(us)/1000, n))
 	}
-	t.Logf("killed by the signal, of 20, at each delay: %s", strings.Join(killed, ", "))
+	t.Logf("killed by the signal, of 20, at each delay: %s; %d of them after the reply", strings.Join(killed, ", "), late)
 }
 
 // tooLongReply is the reply to a line over a limit of max bytes.
