@@ -473,14 +473,14 @@ func (s *server) handleResourcesRead(req *request) reply {
 	if req.uri == nil || req.uri[0] != '"' {
 		return reply{err: errInvalidParams}
 	}
-	i := findResource(s.text(req.uri))
-	switch {
-	case i >= 0:
+	if i := findResource(s.text(req.uri)); i >= 0 {
 		return reply{result: fixed().read[i][b2i(req.modern)]}
-	case req.modern:
-		return reply{err: rpcError{code: codeInvalidParams, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
 	}
-	return reply{err: rpcError{code: codeResourceNotFound, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
+	code := codeResourceNotFound
+	if req.modern {
+		code = codeInvalidParams
+	}
+	return reply{err: rpcError{code: code, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
 }
 
 // ==== Part 2: reading JSON ====

@@ -82,7 +82,8 @@ const (
 	// written anyway; a longer reply is written in pieces of about this.
 	flushSize = 256 << 10
 	// scratchSize is the space a tool call's text is made in: add's, and
-	// any argument problems, fit; a longer text allocates its own.
+	// argument problems but for names of hundreds of bytes, fit. A longer
+	// text allocates its own, kept until a big line lets it go (forget).
 	scratchSize = 1 << 10
 	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
@@ -669,11 +670,15 @@ func (l *logger) printf(format string, a ...any) {
 // characters and newlines cannot forge lines or reach the terminal raw;
 // text over maxLogField bytes is cut, and its length shown.
 func logText(b []byte) string {
-	s := strconv.Quote(string(b[:min(len(b), maxLogField)]))
-	if len(b) > maxLogField {
-		s += "..." + strconv.Itoa(len(b)) + " bytes"
+	return strconv.Quote(string(b[:min(len(b), maxLogField)])) + cut(b)
+}
+
+// cut is what follows the start of a text cut at maxLogField bytes.
+func cut(b []byte) string {
+	if len(b) <= maxLogField {
+		return ""
 	}
-	return s
+	return "..." + strconv.Itoa(len(b)) + " bytes"
 }
 
 // logID shows a request id in the log: a string decoded (if it is short
@@ -687,10 +692,8 @@ func logID(id []byte) string {
 		return logText(unquote(nil, id[1:len(id)-1]))
 	case id[0] == '"':
 		return logText(id[1 : len(id)-1])
-	case len(id) > maxLogField:
-		return string(id[:maxLogField]) + "..." + strconv.Itoa(len(id)) + " bytes"
 	}
-	return string(id)
+	return string(id[:min(len(id), maxLogField)]) + cut(id)
 }
 
 // close ends the log with last, the reason for stopping, written after

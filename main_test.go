@@ -2141,9 +2141,10 @@ func TestBatchUnderAddressLimit(t *testing.T) {
 // three times as long (1.5 x (line + reply) + 16 MiB); a number for add
 // (2 x line + 16 MiB); anything else (4 x line + 16 MiB): an echo, a
 // numeric id, a notification, a line that is not JSON, an unknown tool
-// whose name has an escape, a line of '[', and member names with an
-// escape each, in params or in a tool's arguments, which are decoded to
-// be matched.
+// whose name has an escape, a line of '[', member names with an escape
+// each, in params or in a tool's arguments, which are decoded to be
+// matched, and one unexpected argument whose name is most of the line,
+// which the problems text copies.
 func TestBoundedMemory(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("memory bounds are for the binary without the race detector")
@@ -2176,6 +2177,7 @@ func TestBoundedMemory(t *testing.T) {
 		{"number", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":` + strings.Repeat("7", 24*mib) + `,"b":1}}}`, 0, twice},
 		{"escaped names in params", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + escapedNames + `}}`, 0, fourTimes},
 		{"escaped argument names", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{` + escapedNames + `}}}`, 0, fourTimes},
+		{"unexpected argument name", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"` + largeText(24*mib) + `":0}}}`, 0, fourTimes},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -2550,7 +2552,7 @@ func numberShapes() []struct{ name, lit string } {
 	half := new(big.Float).SetPrec(2000).SetMantExp(big.NewFloat(float64(1<<53-1)), -1075).Text('e', 800)
 	mant, exp, _ := strings.Cut(half, "e")
 	mant = strings.TrimRight(mant, "0")
-	near := mant + strings.Repeat("0", 778-len(mant)+1) + "1e" + exp
+	near := mant + strings.Repeat("0", 778-len(mant)) + "1e" + exp // mant has a '.
 	return []struct{ name, lit string }{
 		{"1.5", "1.5"},
 		{"1e309", "1e309"},
