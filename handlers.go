@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -33,16 +35,22 @@ const (
 	codeUnsupportedVersion = -32022 // 2026-07-28: _meta names a version we do not speak
 )
 
-// rpcError is a JSON-RPC error; the zero value is none. Its message is
-// text of ours, followed by name, client text (an unknown tool's name,
-// the body of a JSON string); data is raw JSON, or the start of an object
-// that lit, a JSON string from the client, ends (an unknown URI).
+// rpcError is a JSON-RPC error; the zero value is none. Client text in it
+// is the JSON string the request carried, for the writer to write as
+// JSON.stringify writes the string it denotes.
 type rpcError struct {
 	code    int
-	message string
-	name    []byte
-	data    string
-	lit     []byte
+	message string // text of ours
+	tool    []byte // Unknown tool: the name asked for, which ends the message
+	data    string // raw JSON of ours, or ""
+	uri     []byte // Resource not found: the URI asked for; data is {"uri":URI}
+	version []byte // Unsupported protocol version: the one asked for, in data
+
+	// For the log only, why params are invalid: which member, the value
+	// it had (nil: none), and what it must be.
+	member string
+	got    []byte
+	want   string
 }
 
 // The errors that carry nothing but their code and message.
@@ -50,21 +58,53 @@ var (
 	errParse          = rpcError{code: codeParseError, message: "Parse error"}
 	errInvalidRequest = rpcError{code: codeInvalidRequest, message: "Invalid Request"}
 	errMethodNotFound = rpcError{code: codeMethodNotFound, message: "Method not found"}
-	errInvalidParams  = rpcError{code: codeInvalidParams, message: "Invalid params"}
 	errInternal       = rpcError{code: codeInternalError, message: "Internal error"}
 )
 
-// reply is what a handler decides to answer, for writeReply to write: an
-// error, when err.code is not 0; else a fixed result, when result is not
-// ""; else a tool's result, whose text is the body of a JSON string (a
-// slice of the request line, or the server's scratch space).
-type reply struct {
-	err     rpcError
-	result  string // raw JSON
-	text    []byte
-	isError bool // the tool reports an error
-	modern  bool // the tool's result in the 2026-07-28 shape
+// invalidParams is Invalid params because the member of the request's
+// params had the value got (nil: it had none) where it must be want.
+func invalidParams(member string, got []byte, want string) rpcError {
+	return rpcError{code: codeInvalidParams, message: "Invalid params", member: member, got: got, want: want}
 }
+
+// reason says, for the log, why params were invalid: "" if not known.
+func (e *rpcError) reason() string {
+	switch {
+	case e.member == "":
+		return ""
+	case e.got == nil:
+		return e.member + " is missing"
+	}
+	t := jsonType(e.got)
+	article := "a "
+	if strings.IndexByte("aeiou", t[0]) >= 0 {
+		article = "an "
+	}
+	return e.member + " is " + article + t + ", not " + e.want
+}
+
+// reply is what a handler decides to answer, for the writer to write. It
+// is made by errorReply, fixedReply or toolReply; the zero reply is none,
+// which decide answers with Internal error.
+type reply struct {
+	err    rpcError   // an error, if err.code is not 0
+	fixed  string     // else a fixed result, raw JSON, if not ""
+	tool   toolResult // else a tool's result
+	modern bool       // the tool's result in the 2026-07-28 shape
+}
+
+// errorReply is the reply that is the error e.
+func errorReply(e rpcError) reply { return reply{err: e} }
+
+// fixedReply is the reply whose result is the raw JSON result.
+func fixedReply(result string) reply { return reply{fixed: result} }
+
+// toolReply is the reply whose result is a tool's, in the 2026-07-28
+// shape if modern.
+func toolReply(t toolResult, modern bool) reply { return reply{tool: t, modern: modern} }
+
+// none reports whether r is no reply at all.
+func (r *reply) none() bool { return r.err.code == 0 && r.fixed == "" && r.tool.form == noText }
 
 // Protocol versions. A request whose _meta names modernVersion is answered
 // statelessly with 2026-07-28 shapes; every other request gets the legacy
@@ -91,19 +131,19 @@ func legacyIndex(v []byte) int {
 // removed it (then it is Method not found there), and its handler, which
 // is given the request with its params checked to be an object, if any.
 var methods = []struct {
-	name   string
-	legacy bool
-	handle func(*server, *request) reply
+	name    string
+	removed bool
+	handle  func(*server, *request) reply
 }{
 	{"tools/call", false, (*server).handleToolsCall},
 	{"resources/read", false, (*server).handleResourcesRead},
-	{"tools/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().toolsList) }},
-	{"resources/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().resourcesList) }},
-	{"resources/templates/list", false, func(_ *server, req *request) reply { return cacheable(req, fixed().templatesList) }},
+	{"tools/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().toolsList) }},
+	{"resources/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().resourcesList) }},
+	{"resources/templates/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().templatesList) }},
 	{"initialize", true, (*server).handleInitialize},
-	{"ping", true, func(*server, *request) reply { return reply{result: "{}"} }},
+	{"ping", true, func(*server, *request) reply { return fixedReply("{}") }},
 	// It is answered in either era, in its only shape, the 2026-07-28 one.
-	{"server/discover", false, func(*server, *request) reply { return reply{result: fixed().discover} }},
+	{"server/discover", false, func(*server, *request) reply { return fixedReply(fixed().discover) }},
 }
 
 // Who we are, in initialize and server/discover results. serverVersion is
@@ -141,21 +181,22 @@ var fixed = sync.OnceValue(func() *fixedResults {
 		discover: `{"resultType":"complete","supportedVersions":` + supported +
 			`,` + capabilities + `,"_meta":{"io.modelcontextprotocol/serverInfo":` + info + `},"ttlMs":3600000,"cacheScope":"public"}`,
 		unsupported:   `{"supported":` + supported + `,"requested":`,
-		toolsList:     shapes(toolList()),
-		resourcesList: shapes(resourceList()),
-		templatesList: shapes(`"resourceTemplates":[]`),
+		toolsList:     inBothShapes(toolList()),
+		resourcesList: inBothShapes(resourceList()),
+		templatesList: inBothShapes(`"resourceTemplates":[]`),
 	}
 	for _, v := range legacyVersions {
 		f.initialize = append(f.initialize, `{"protocolVersion":`+quote(v)+`,`+capabilities+`,"serverInfo":`+info+`}`)
 	}
 	for _, r := range resources {
-		f.read = append(f.read, shapes(readBody(r)))
+		f.read = append(f.read, inBothShapes(readBody(r)))
 	}
 	return f
 })
 
-// shapes returns a cacheable result with the given members in both shapes.
-func shapes(members string) [2]string {
+// inBothShapes returns a result with the given members in its legacy
+// shape and in its 2026-07-28 shape, with the cache hints.
+func inBothShapes(members string) [2]string {
 	return [2]string{"{" + members + "}", `{"resultType":"complete",` + members + `,"ttlMs":3600000,"cacheScope":"public"}`}
 }
 
@@ -164,7 +205,7 @@ func shapes(members string) [2]string {
 // as in JavaScript's JSON.parse.
 type request struct {
 	id     []byte // raw JSON string or number; nil for a notification
-	method []byte // decoded method name, see text
+	method []byte // decoded method name, see scanner.text
 	modern bool   // _meta names 2026-07-28: answer with its shapes
 
 	// params and the members of an object params that handlers read.
@@ -180,7 +221,7 @@ func (s *server) answer(line []byte, tooLong bool) {
 	i := skipSpace(line, 0)
 	end := -1
 	if !tooLong && i < len(line) {
-		end = s.scan(line, i)
+		end = s.sc.scan(line, i)
 	}
 	wrote := true
 	switch {
@@ -189,58 +230,58 @@ func (s *server) answer(line []byte, tooLong bool) {
 			s.tooLong = errInvalidRequest
 			s.tooLong.data = quote("message longer than " + strconv.Itoa(s.max) + " bytes")
 		}
-		s.writeReply(nil, &reply{err: s.tooLong})
+		s.writeReply(nil, errorReply(s.tooLong))
 		if s.log != nil {
 			s.log.printf("mcp: - line over %d bytes skipped", s.max)
 		}
 	case i == len(line):
 		wrote = false
 	case end < 0 || skipSpace(line, end) != len(line):
-		s.writeReply(nil, &reply{err: errParse})
+		s.writeReply(nil, errorReply(errParse))
 		if s.log != nil {
 			s.log.printf("mcp: - id=null error %d: the line is not one JSON message (each message must be on one line)", codeParseError)
 		}
 	case line[i] == '[':
 		wrote = s.handleBatch(i)
 	default:
-		wrote = s.handleMessage(line[i:end], i, 0)
+		wrote = s.handleMessage(line[i:end], i, -1)
 	}
 	if wrote {
-		s.buf = append(s.buf, '\n')
+		s.out.endLine()
 	}
 }
 
 // handleBatch answers the JSON array at offset at of the line, a batch of
 // messages, with one array of replies in the same order, leaving out
 // notifications, and reports whether it wrote anything: not if no reply
-// is owed. The array is written out as it grows, so a batch of a million
-// elements needs no more memory than one. It stops at a failed write.
+// is owed. The replies are written out as they are made, so that however
+// many a batch owes, they are never held at once. It stops at a failed
+// write.
 func (s *server) handleBatch(at int) bool {
-	sep, elems := byte('['), 0
-	for w := s.walk(at); s.err == nil && s.nextElement(&w); elems++ {
-		if s.handleMessage(w.val, w.at, sep) {
-			sep = ','
-			s.spill()
+	replies, elems := 0, 0
+	for w := s.sc.walk(at); s.out.err == nil && s.sc.nextElement(&w); elems++ {
+		if s.handleMessage(w.val, w.at, replies) {
+			replies++
+			s.out.spill()
 		}
 	}
 	switch {
-	case sep == ',':
-		s.buf = append(s.buf, ']')
+	case replies > 0:
+		s.out.endBatch()
 	case elems == 0:
-		s.writeReply(nil, &reply{err: errInvalidRequest})
-		s.log.request(nil, nil, time.Time{}, codeInvalidRequest, false)
-	default:
-		return false
+		s.writeReply(nil, errorReply(errInvalidRequest))
+		s.log.request(nil, nil, time.Time{}, &errInvalidRequest, false)
 	}
-	return true
+	return replies > 0 || elems == 0
 }
 
 // handleMessage answers the message msg, valid JSON at offset at of the
-// line, if it is owed a reply, after sep if sep is not 0, and reports
-// whether it wrote one: requests and invalid messages are owed one;
-// notifications and the client's own responses are not.
-func (s *server) handleMessage(msg []byte, at int, sep byte) bool {
-	s.decoded = s.decoded[:0]
+// line, if it is owed a reply, and reports whether it wrote one: requests
+// and invalid messages are owed one; notifications and the client's own
+// responses are not. In a batch, replies is how many of its replies were
+// written before; otherwise it is -1.
+func (s *server) handleMessage(msg []byte, at int, replies int) bool {
+	s.sc.newMessage()
 	req := &s.req
 	*req = request{}
 	ok := s.decodeEnvelope(msg, at, req)
@@ -251,19 +292,45 @@ func (s *server) handleMessage(msg []byte, at int, sep byte) bool {
 	if s.log != nil {
 		start = time.Now()
 	}
-	var r reply
+	r := errorReply(errInvalidRequest)
 	if ok {
 		r = s.decide(req)
-	} else {
-		r.err = errInvalidRequest
 	}
-	if sep != 0 {
-		s.buf = append(s.buf, sep)
+	if replies >= 0 {
+		s.out.element(replies == 0)
 	}
-	s.writeReply(req.id, &r)
-	s.log.request(req.method, req.id, start, r.err.code, r.isError)
+	s.writeReply(req.id, r)
+	s.log.request(req.method, req.id, start, &r.err, r.tool.isError)
 	return true
 }
+
+// writeReply writes r, the reply to the request with the given id. If
+// writing it panics, the request gets Internal error in its place, and
+// the session goes on; unless some of the reply was written out already
+// (only one of more than flushSize can be): then the line cannot be made
+// whole, and the session ends with errCutReply.
+func (s *server) writeReply(id []byte, r reply) {
+	m := s.out.mark()
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if s.log != nil {
+			s.log.printf("mcp: panic while writing the reply to id=%s: %s", logID(id), logText([]byte(fmt.Sprint(p))))
+		}
+		if !s.out.takeBack(m) {
+			s.out.err = errCutReply
+			return
+		}
+		s.out.reply(id, &reply{err: errInternal})
+	}()
+	s.out.reply(id, &r)
+}
+
+// errCutReply is why the session ends when a reply was cut by a panic
+// after some of it was written.
+var errCutReply = errors.New("a reply was cut short by a panic after part of it was written")
 
 // decodeEnvelope reads the JSON-RPC members of msg into req, which is
 // empty, and reports whether msg is a request or notification. A response
@@ -276,7 +343,7 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 	}
 	var jsonrpc, method []byte
 	answer := false // the message carries "result" or "error"
-	for w := s.walk(at); s.next(&w); {
+	for w := s.sc.walk(at); s.sc.next(&w); {
 		switch string(w.name) {
 		case "jsonrpc":
 			jsonrpc = w.val
@@ -298,41 +365,45 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 		req.id = nil // not an id: the reply's is null
 		return false
 	}
-	if method == nil || method[0] != '"' || jsonrpc == nil || jsonrpc[0] != '"' || string(s.text(jsonrpc)) != "2.0" {
+	if method == nil || method[0] != '"' || jsonrpc == nil || jsonrpc[0] != '"' || string(s.sc.text(jsonrpc)) != "2.0" {
 		return false
 	}
-	req.method = s.text(method)
+	req.method = s.sc.text(method)
 	return true
 }
 
 // decide returns the reply to a request: the error its _meta or params
 // earn, or what its method's handler returns. Every method takes an
-// object as params, or none. A handler that panics gets Internal error,
-// and the session goes on: nothing of its reply was written yet.
+// object as params, or none. A handler that panics, or returns no reply,
+// gets Internal error, and the session goes on: nothing of its reply was
+// written yet.
 func (s *server) decide(req *request) (r reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = reply{err: errInternal}
+			r = errorReply(errInternal)
 			if s.log != nil {
-				s.log.printf("mcp: panic in %s: %v", logText(req.method), p)
+				s.log.printf("mcp: panic in %s: %s", logText(req.method), logText([]byte(fmt.Sprint(p))))
 			}
 		}
 	}()
 	if err := s.decodeParams(req); err.code != 0 {
-		return reply{err: err}
+		return errorReply(err)
 	}
 	for _, m := range methods {
 		switch {
 		case string(req.method) != m.name:
-		case m.legacy && req.modern:
-			return reply{err: errMethodNotFound}
+		case m.removed && req.modern:
+			return errorReply(errMethodNotFound)
 		case req.params != nil && req.params[0] != '{':
-			return reply{err: errInvalidParams}
+			return errorReply(invalidParams("params", req.params, "an object"))
 		default:
-			return m.handle(s, req)
+			if r = m.handle(s, req); r.none() {
+				panic("the handler returned no reply")
+			}
+			return r
 		}
 	}
-	return reply{err: errMethodNotFound}
+	return errorReply(errMethodNotFound)
 }
 
 // decodeParams finds the members of an object params that handlers read,
@@ -340,7 +411,7 @@ func (s *server) decide(req *request) (r reply) {
 // requests name their version there), which any method may fail.
 func (s *server) decodeParams(req *request) rpcError {
 	if req.params != nil && req.params[0] == '{' {
-		for w := s.walk(req.paramsAt); s.next(&w); {
+		for w := s.sc.walk(req.paramsAt); s.sc.next(&w); {
 			switch string(w.name) {
 			case "_meta":
 				req.meta, req.metaAt = w.val, w.at
@@ -360,14 +431,6 @@ func (s *server) decodeParams(req *request) rpcError {
 	return s.decodeMeta(req)
 }
 
-// Errors for a _meta that lacks a member it needs, or has it mistyped.
-var (
-	errNoMetaVersion = rpcError{code: codeInvalidParams, message: "Invalid params",
-		data: `{"required":"_meta.` + metaProtocolVersion + `"}`}
-	errNoMetaCapabilities = rpcError{code: codeInvalidParams, message: "Invalid params",
-		data: `{"required":"_meta.` + metaClientCapabilities + `"}`}
-)
-
 // decodeMeta sets req.modern from params._meta: a request that names
 // 2026-07-28 there must also carry the client's capabilities; one that
 // names a legacy version we speak, or none, is legacy; server/discover
@@ -375,7 +438,7 @@ var (
 func (s *server) decodeMeta(req *request) rpcError {
 	var version, caps []byte
 	if req.meta != nil && req.meta[0] == '{' {
-		for w := s.walk(req.metaAt); s.next(&w); {
+		for w := s.sc.walk(req.metaAt); s.sc.next(&w); {
 			switch string(w.name) {
 			case metaProtocolVersion:
 				version = w.val
@@ -386,21 +449,29 @@ func (s *server) decodeMeta(req *request) rpcError {
 	}
 	switch {
 	case version == nil && string(req.method) == "server/discover", version != nil && version[0] != '"':
-		return errNoMetaVersion
+		return metaRequired("_meta."+metaProtocolVersion, version, "a string")
 	case version == nil:
 		return rpcError{}
 	}
-	v := s.text(version)
+	v := s.sc.text(version)
 	switch {
 	case string(v) == modernVersion && (caps == nil || caps[0] != '{'):
-		return errNoMetaCapabilities
+		return metaRequired("_meta."+metaClientCapabilities, caps, "an object")
 	case string(v) == modernVersion:
 		req.modern = true
 		return rpcError{}
 	case legacyIndex(v) >= 0:
 		return rpcError{}
 	}
-	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version", data: fixed().unsupported, lit: version}
+	return rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version", version: version}
+}
+
+// metaRequired is Invalid params for a _meta member that is missing or
+// mistyped, whose data names the member.
+func metaRequired(member string, got []byte, want string) rpcError {
+	e := invalidParams(member, got, want)
+	e.data = `{"required":` + quote(member) + `}`
+	return e
 }
 
 // handleInitialize answers the legacy handshake with the client's version
@@ -408,40 +479,38 @@ func (s *server) decodeMeta(req *request) rpcError {
 func (s *server) handleInitialize(req *request) reply {
 	i := 0
 	if v := req.protocolVersion; v != nil && v[0] == '"' {
-		i = max(legacyIndex(s.text(v)), 0)
+		i = max(legacyIndex(s.sc.text(v)), 0)
 	}
-	return reply{result: fixed().initialize[i]}
+	return fixedReply(fixed().initialize[i])
 }
 
-// cacheable answers a list method with its catalogue's result. We never
-// paginate, so any cursor is one we did not issue.
-func cacheable(req *request, result [2]string) reply {
+// catalogue answers a list method with its catalogue's result, in the
+// request's era. We never paginate, so any cursor is one we did not issue.
+func catalogue(req *request, result [2]string) reply {
 	if req.cursor != nil {
-		return reply{err: errInvalidParams}
+		return errorReply(invalidParams("params.cursor", req.cursor, "absent: mcp issues no cursors"))
 	}
-	return reply{result: result[b2i(req.modern)]}
+	if req.modern {
+		return fixedReply(result[1])
+	}
+	return fixedReply(result[0])
 }
 
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// handleToolsCall validates the arguments against the tool's inputSchema
-// and runs the tool. Malformed params are a protocol error; arguments that
+// handleToolsCall checks the arguments against the tool's inputSchema and
+// runs the tool. Malformed params are a protocol error; arguments that
 // break the schema are a tool result with isError, which names the tool,
 // the argument and the fault, so a model can correct itself.
 func (s *server) handleToolsCall(req *request) reply {
 	name, args := req.name, req.arguments
-	if name == nil || name[0] != '"' || args != nil && args[0] != '{' {
-		return reply{err: errInvalidParams}
+	switch {
+	case name == nil || name[0] != '"':
+		return errorReply(invalidParams("params.name", name, "a string"))
+	case args != nil && args[0] != '{':
+		return errorReply(invalidParams("params.arguments", args, "an object"))
 	}
-	t := findTool(s.text(name))
+	t := findTool(s.sc.text(name))
 	if t == nil {
-		return reply{err: rpcError{code: codeInvalidParams, message: "Unknown tool: ", name: name[1 : len(name)-1]}}
+		return errorReply(rpcError{code: codeInvalidParams, message: "Unknown tool: ", tool: name[1 : len(name)-1]})
 	}
 	if len(s.vals) < len(t.args) {
 		s.vals = make([][]byte, len(t.args))
@@ -450,7 +519,7 @@ func (s *server) handleToolsCall(req *request) reply {
 	defer clear(vals) // slices of the line, which may be huge: do not keep it
 	var extra []byte  // the first argument the schema does not allow
 	if args != nil {
-		for w := s.walk(req.argumentsAt); s.next(&w); {
+		for w := s.sc.walk(req.argumentsAt); s.sc.next(&w); {
 			if a := t.argIndex(w.name); a >= 0 {
 				vals[a] = w.val
 			} else if extra == nil {
@@ -458,29 +527,38 @@ func (s *server) handleToolsCall(req *request) reply {
 			}
 		}
 	}
-	r := reply{modern: req.modern}
 	if s.scratch = t.problems(s.scratch[:0], vals, extra); len(s.scratch) > 0 {
-		r.text, r.isError = s.scratch, true
-	} else {
-		r.text, r.isError = t.run(s.scratch, vals)
+		return toolReply(toolResult{form: plainText, text: s.scratch, isError: true}, req.modern)
 	}
-	return r
+	r := t.run(arguments{t.args, vals})
+	if r.form == noText {
+		panic("the tool returned no result (toolResult{})")
+	}
+	return toolReply(r, req.modern)
 }
 
 // handleResourcesRead answers one resource's contents. An unknown URI is
 // -32002 in legacy versions and -32602 in 2026-07-28, with the URI as data.
 func (s *server) handleResourcesRead(req *request) reply {
 	if req.uri == nil || req.uri[0] != '"' {
-		return reply{err: errInvalidParams}
+		return errorReply(invalidParams("params.uri", req.uri, "a string"))
 	}
-	if i := findResource(s.text(req.uri)); i >= 0 {
-		return reply{result: fixed().read[i][b2i(req.modern)]}
+	if i := findResource(s.sc.text(req.uri)); i >= 0 {
+		return fixedReply(fixed().read[i][b2i(req.modern)])
 	}
 	code := codeResourceNotFound
 	if req.modern {
 		code = codeInvalidParams
 	}
-	return reply{err: rpcError{code: code, message: "Resource not found", data: `{"uri":`, lit: req.uri}}
+	return errorReply(rpcError{code: code, message: "Resource not found", uri: req.uri})
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ==== Part 2: reading JSON ====
@@ -998,18 +1076,25 @@ const (
 	shortEscaped = "\b\f\n\r\t\"\\"
 )
 
-// decodeRune decodes the UTF-8 character at the start of b (not empty).
-// For bytes that are not UTF-8 it reports !ok and the length of the
-// maximal invalid subpart, which reads as one U+FFFD, as in the WHATWG
-// Encoding standard that JavaScript's TextDecoder and Node's Buffer follow:
-// the longest start of b (of at most 3 bytes) that, completed with
-// continuation bytes, is a character. (This equals Unicode's table 3-7
-// rules on every 1- to 3-byte sequence and every 4-byte one led by
-// F0-F4, checked once, exhaustively, against a table-driven version.)
-func decodeRune(b []byte) (r rune, n int, ok bool) {
+// decodeRune decodes the character at the start of b (not empty) and
+// reports ok if its n bytes are its UTF-8, to be copied as they are. Bytes
+// that are not UTF-8 read as one U+FFFD for each maximal invalid subpart,
+// as in the WHATWG Encoding standard that JavaScript's TextDecoder and
+// Node's Buffer follow: the longest start of b (of at most 3 bytes) that,
+// completed with continuation bytes, is a character. With wtf8, the three
+// bytes WTF-8 gives a surrogate are a character too, and a high one
+// followed by a low one the character the pair stands for; neither is
+// UTF-8, so ok is false. (TestDecodeRune checks every sequence of up to
+// three bytes against the standard's own decoder, FuzzToolText the rest.)
+func decodeRune(b []byte, wtf8 bool) (r rune, n int, ok bool) {
 	r, n = utf8.DecodeRune(b)
 	if r != utf8.RuneError || n > 1 {
 		return r, n, true
+	}
+	if wtf8 {
+		if r, n := surrogate(b); n > 0 {
+			return r, n, false
+		}
 	}
 	for n = min(len(b), 3); n > 1; n-- {
 		q := [4]byte{0x80, 0x80, 0x80, 0x80}
@@ -1017,8 +1102,25 @@ func decodeRune(b []byte) (r rune, n int, ok bool) {
 		if r, size := utf8.DecodeRune(q[:]); r != utf8.RuneError && size > n {
 			break
 		}
+		if _, size := surrogate(q[:]); wtf8 && size > n {
+			break
+		}
 	}
 	return utf8.RuneError, n, false
+}
+
+// surrogate decodes a surrogate in the three bytes WTF-8 gives it at the
+// start of b, or a high and a low one in six into the character they
+// stand for; n is 0 if b does not start with one.
+func surrogate(b []byte) (r rune, n int) {
+	if len(b) < 3 || b[0] != 0xED || b[1] < 0xA0 || b[1] > 0xBF || b[2]&0xC0 != 0x80 {
+		return 0, 0
+	}
+	r = 0xD000 | rune(b[1]&0x3F)<<6 | rune(b[2]&0x3F)
+	if lo, m := surrogate(b[3:]); r < 0xDC00 && m == 3 && lo >= 0xDC00 {
+		return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 6
+	}
+	return r, 3
 }
 
 // unquote appends the decoded contents of a JSON string body to dst, in
@@ -1036,7 +1138,7 @@ func unquote(dst, body []byte) []byte {
 			}
 			i += n
 		default:
-			r, n, _ := decodeRune(body[i:])
+			r, n, _ := decodeRune(body[i:], false)
 			dst = utf8.AppendRune(dst, r)
 			i += n
 		}
@@ -1050,7 +1152,7 @@ func unquote(dst, body []byte) []byte {
 // byte it stands for. A longer body matches nothing whether decoded or
 // not, and is not decoded, whatever a client sends.
 const (
-	maxName   = 64
+	maxName   = 128
 	maxLookup = 6 * maxName
 )
 
@@ -1068,6 +1170,9 @@ func (sc *scanner) text(lit []byte) []byte {
 	sc.decoded = unquote(sc.decoded, body)
 	return sc.decoded[start:len(sc.decoded):len(sc.decoded)]
 }
+
+// newMessage lets go of the strings text decoded for the last message.
+func (sc *scanner) newMessage() { sc.decoded = sc.decoded[:0] }
 
 // parseNumber reads a valid JSON number as JavaScript's Number() does: the
 // double nearest to its decimal value (ties to even), whatever its length;
@@ -1332,18 +1437,18 @@ func (z *nat) cmp(y *nat) int {
 
 // ==== Part 3: writing JSON ====
 //
-// Strings are written as JSON.stringify writes them: '"' and '\\' escaped,
-// \b \f \n \r \t by name, other control characters as \u00xx, lone
-// surrogates as \udxxx, and everything else as raw UTF-8 (no HTML escaping,
-// U+2028 and U+2029 raw). Numbers are written as String(n) writes them.
+// Every string is written as JSON.stringify writes it (see appendText),
+// every number as String(n) writes it (see appendNumber).
 
 // writer holds the output not yet written. Replies are appended to buf
 // and written in batches (see flushSize); a long one is written in pieces
-// as it is made (see spill), so no reply is ever held whole.
+// as it is made (see spill), so no reply is ever held whole. Nothing but
+// the writer touches buf.
 type writer struct {
-	buf []byte
-	out func([]byte) error // writes all of its argument (server.write)
-	err error              // the first failed write; later output is dropped
+	buf     []byte
+	out     func([]byte) error // writes all of its argument (server.write)
+	err     error              // the first failed write; later output is dropped
+	flushes int                // times buf was written or dropped, see mark
 }
 
 // spill writes the output so far once it passes flushSize.
@@ -1356,78 +1461,117 @@ func (w *writer) spill() {
 // flush writes the pending output. After a failure, output is dropped and
 // the first error is kept and returned.
 func (w *writer) flush() error {
-	if len(w.buf) > 0 && w.err == nil {
-		w.err = w.out(w.buf)
+	if len(w.buf) > 0 {
+		if w.err == nil {
+			w.err = w.out(w.buf)
+		}
+		w.flushes++
 	}
 	w.buf = w.buf[:0]
 	return w.err
 }
 
-// writeReply writes the reply r to the request with the given id (nil for
-// null), the one place a reply is written. The id comes back as it came:
-// a number keeps its digits (no trip through float64), a string is
-// written as JSON.stringify writes it.
-func (w *writer) writeReply(id []byte, r *reply) {
+// mark is a place in the output, where a reply begins, see takeBack.
+type mark struct{ flushes, at int }
+
+// mark returns the place where the next output begins.
+func (w *writer) mark() mark { return mark{w.flushes, len(w.buf)} }
+
+// takeBack drops the output since m and reports whether it could: not if
+// some of it was written already.
+func (w *writer) takeBack(m mark) bool {
+	if w.flushes != m.flushes {
+		return false
+	}
+	w.buf = w.buf[:m.at]
+	return true
+}
+
+// element begins the next reply of a batch: '[' before the first, ','
+// before the others.
+func (w *writer) element(first bool) {
+	if first {
+		w.buf = append(w.buf, '[')
+	} else {
+		w.buf = append(w.buf, ',')
+	}
+}
+
+// endBatch ends a batch's replies.
+func (w *writer) endBatch() { w.buf = append(w.buf, ']') }
+
+// endLine ends the line of replies to one line of requests.
+func (w *writer) endLine() { w.buf = append(w.buf, '\n') }
+
+// reply writes r, the reply to the request with the given id (nil for
+// null). The id comes back as it came: a number keeps its digits (no trip
+// through float64), a string is written as JSON.stringify writes it.
+func (w *writer) reply(id []byte, r *reply) {
 	w.buf = append(w.buf, `{"jsonrpc":"2.0","id":`...)
 	switch {
 	case id == nil:
 		w.buf = append(w.buf, "null"...)
 	case id[0] == '"':
-		w.appendString(id)
+		w.quoted(id[1:len(id)-1], fromRequest)
 	default:
-		w.appendRaw(id)
+		w.raw(id)
 	}
 	switch {
 	case r.err.code != 0:
-		w.appendError(r.err)
-	case r.result != "":
-		w.buf = append(append(w.buf, `,"result":`...), r.result...)
+		w.error(&r.err)
+	case r.fixed != "":
+		w.buf = append(append(w.buf, `,"result":`...), r.fixed...)
 	default:
-		w.appendToolResult(r)
+		w.toolResult(&r.tool, r.modern)
 	}
 	w.buf = append(w.buf, '}')
 }
 
-// appendToolResult writes a reply's result member for a tool's result:
-// its text as the one content block, and whether it reports an error.
-func (w *writer) appendToolResult(r *reply) {
-	head := `,"result":{"content":[{"type":"text","text":"`
-	if r.modern {
-		head = `,"result":{"resultType":"complete","content":[{"type":"text","text":"`
+// toolResult writes a reply's result member for a tool's result: its text
+// as the one content block, and whether it reports an error.
+func (w *writer) toolResult(t *toolResult, modern bool) {
+	head := `,"result":{"content":[{"type":"text","text":`
+	if modern {
+		head = `,"result":{"resultType":"complete","content":[{"type":"text","text":`
 	}
 	w.buf = append(w.buf, head...)
-	w.appendText(r.text)
-	w.buf = strconv.AppendBool(append(w.buf, `"}],"isError":`...), r.isError)
+	if t.form == numberText {
+		w.buf = append(appendNumber(append(w.buf, '"'), t.number), '"')
+	} else {
+		w.quoted(t.text, t.form)
+	}
+	w.buf = strconv.AppendBool(append(w.buf, `}],"isError":`...), t.isError)
 	w.buf = append(w.buf, '}')
 }
 
-// appendError writes a reply's error member.
-func (w *writer) appendError(e rpcError) {
+// error writes a reply's error member.
+func (w *writer) error(e *rpcError) {
 	w.buf = strconv.AppendInt(append(w.buf, `,"error":{"code":`...), int64(e.code), 10)
-	w.buf = appendPlain(append(w.buf, `,"message":"`...), e.message)
-	w.appendText(e.name)
+	w.buf, _ = appendText(append(w.buf, `,"message":"`...), []byte(e.message), len(e.message), false)
+	w.text(e.tool, fromRequest)
 	w.buf = append(w.buf, '"')
-	if e.data != "" {
+	switch {
+	case e.uri != nil:
+		w.buf = append(w.buf, `,"data":{"uri":`...)
+		w.quoted(e.uri[1:len(e.uri)-1], fromRequest)
+		w.buf = append(w.buf, '}')
+	case e.version != nil:
+		w.buf = append(append(w.buf, `,"data":`...), fixed().unsupported...)
+		w.quoted(e.version[1:len(e.version)-1], fromRequest)
+		w.buf = append(w.buf, '}')
+	case e.data != "":
 		w.buf = append(append(w.buf, `,"data":`...), e.data...)
-		if e.lit != nil {
-			w.appendString(e.lit)
-			w.buf = append(w.buf, '}')
-		}
 	}
 	w.buf = append(w.buf, '}')
 }
 
-// textChunk is how much of a client's text is appended at a time before
-// spill may write out what is pending.
+// textChunk is how much text is appended at a time before spill may
+// write out what is pending.
 const textChunk = 64 << 10
 
-// appendRaw appends JSON from the client that needs no change (a numeric
-// id) in pieces, as appendText does: it can be as long as a line.
-func (w *writer) appendRaw(b []byte) {
-	if len(b) <= textChunk {
-		w.buf = append(w.buf, b...)
-		return
-	}
+// raw writes JSON from the client that needs no change (a numeric id), in
+// pieces, as text does: it can be as long as a line.
+func (w *writer) raw(b []byte) {
 	for len(b) > 0 {
 		n := min(len(b), textChunk)
 		w.buf = append(w.buf, b[:n]...)
@@ -1436,81 +1580,88 @@ func (w *writer) appendRaw(b []byte) {
 	}
 }
 
-// appendString appends the valid JSON string lit that came from the
-// client, as JSON.stringify would write the string it denotes.
-func (w *writer) appendString(lit []byte) {
+// quoted writes s as a JSON string, see text.
+func (w *writer) quoted(s []byte, form textForm) {
 	w.buf = append(w.buf, '"')
-	w.appendText(lit[1 : len(lit)-1])
+	w.text(s, form)
 	w.buf = append(w.buf, '"')
 }
 
-// appendText appends the body of a valid JSON string in the canonical
-// form, in pieces of textChunk bytes, writing out what is pending after
-// each: a client's text can be as long as a line, and three times longer
-// once written (each byte that is not UTF-8 becomes U+FFFD), so it is
-// never held whole. A piece with no escape that is UTF-8 is copied as it
-// is, checked by the vectorised bytes.IndexByte and utf8.Valid; any other
-// goes through appendEscaped.
-func (w *writer) appendText(body []byte) {
-	for len(body) > 0 {
-		n := len(body)
+// text writes s, plain text or (form fromRequest) a JSON string's body
+// from the request, as the body of a JSON string (see appendText), in
+// pieces of textChunk bytes, writing out what is pending after each: it
+// can be as long as a line, and three times longer once written (each
+// byte that is not UTF-8 becomes U+FFFD), so it is never held whole. A
+// piece that is UTF-8 with nothing to escape is copied as it is, which
+// bytes.IndexByte and utf8.Valid, eight bytes at a time, tell sooner than
+// appendText: without it, BenchmarkEcho16MiB takes half as long again.
+func (w *writer) text(s []byte, form textForm) {
+	for len(s) > 0 {
+		n := len(s)
 		if n > textChunk {
 			n = textChunk
-			for k := 0; k < 3 && body[n]&0xC0 == 0x80; k++ {
+			for k := 0; k < 3 && s[n]&0xC0 == 0x80; k++ {
 				n-- // to the start of a character, if the text is UTF-8
 			}
 		}
-		if chunk := body[:n]; bytes.IndexByte(chunk, '\\') < 0 && utf8.Valid(chunk) {
+		chunk := s[:n]
+		switch {
+		case form == fromRequest && bytes.IndexByte(chunk, '\\') < 0 && utf8.Valid(chunk),
+			form == plainText && nextSpecial(chunk, 0, false) == n && utf8.Valid(chunk):
 			w.buf = append(w.buf, chunk...)
-		} else {
-			n = w.appendEscaped(body, n)
+		default:
+			w.buf, n = appendText(w.buf, s, n, form == fromRequest)
 		}
-		body = body[n:]
+		s = s[n:]
 		w.spill()
 	}
 }
 
-// appendEscaped appends the start of body, a string's body, in the
-// canonical form, up to the first character boundary at or after limit,
-// and returns how many bytes of body that took. Runs that need no change
-// are copied whole.
-func (w *writer) appendEscaped(body []byte, limit int) int {
-	run, i := 0, 0 // body[run:i] is copied as it is
+// appendText appends the start of s, up to the first character boundary
+// at or after limit, as the body of a JSON string, and returns how many
+// bytes of s that took. s is plain text, or (fromJSON) the body of a JSON
+// string that the scan validated, whose escapes it decodes first. Either
+// way it writes what JSON.stringify writes for the string JavaScript
+// reads: '"' and '\\' escaped, \b \f \n \r \t by name, other control
+// characters as \u00xx, lone surrogates as \udxxx, the rest as UTF-8 (no
+// HTML escaping; U+2028 and U+2029 raw). Bytes that are not UTF-8 read as
+// U+FFFD, one per maximal invalid subpart, as in the WHATWG Encoding
+// standard that TextDecoder follows; but in plain text, a surrogate in the
+// three bytes WTF-8 gives it (see unquote) reads as that surrogate, and a
+// high one followed by a low one as the character the pair stands for.
+// Runs that need no change are copied whole.
+func appendText(dst, s []byte, limit int, fromJSON bool) ([]byte, int) {
+	limit = min(limit, len(s))
+	run, i := 0, 0 // s[run:i] is copied as it is
 	for {
 		if i < limit {
-			i = nextSpecial(body[:limit], i, true)
+			i = nextSpecial(s[:limit], i, true)
 		}
 		if i >= limit {
-			w.buf = append(w.buf, body[run:i]...)
-			return i
+			return append(dst, s[run:i]...), i
 		}
-		var r rune
-		var n int
-		var ok bool
-		if body[i] == '\\' {
-			r, n = readEscape(body, i)
-		} else if r, n, ok = decodeRune(body[i:]); ok { // a multi-byte character
-			i += n
-			continue
+		r, n := rune(s[i]), 1 // '"', a control character, or '\\' in plain text
+		switch {
+		case r == '\\' && fromJSON:
+			r, n = readEscape(s, i)
+		case r >= utf8.RuneSelf:
+			var ok bool
+			if r, n, ok = decodeRune(s[i:], !fromJSON); ok {
+				i += n
+				continue
+			}
 		}
-		// An escape, or bytes that are not UTF-8 (U+FFFD, utf8.RuneError).
-		w.buf = appendRune(append(w.buf, body[run:i]...), r)
+		dst = appendRune(append(dst, s[run:i]...), r)
 		i += n
 		run = i
 	}
 }
 
-// appendPlain appends the text s, of ours, as the body of a JSON string:
-// each character by appendRune, the encoder's rule.
-func appendPlain(dst []byte, s string) []byte {
-	for _, r := range s {
-		dst = appendRune(dst, r)
-	}
-	return dst
+// quote returns the text s, of ours, as a JSON string.
+func quote(s string) string {
+	b, _ := appendText([]byte{'"'}, []byte(s), len(s), false)
+	return string(append(b, '"'))
 }
-
-// quote returns the text s as a JSON string.
-func quote(s string) string { return `"` + string(appendPlain(nil, s)) + `"` }
 
 // quoteList returns a JSON array of the strings in list.
 func quoteList(list []string) string {

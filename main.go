@@ -128,6 +128,10 @@ func main() {
 		fmt.Println(versionLine())
 		return
 	}
+	if err := checkCatalogue(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
+		os.Exit(1)
+	}
 	if err := startPoller(); err != nil {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
 		os.Exit(1)
@@ -298,11 +302,11 @@ type server struct {
 	max     int           // the longest line served
 	started bool          // a line was read
 	held    int           // bytes of the line in hand counted in bigLines
-	scanner
-	writer
-	req     request  // the request in hand (here, as the method table would make it escape)
-	vals    [][]byte // a tool call's argument values, see handleToolsCall
-	scratch []byte   // where a tool call's text is made, at first in space
+	sc      scanner       // reads the line in hand
+	out     writer        // holds the replies owed
+	req     request       // the request in hand (here, as the method table would make it escape)
+	vals    [][]byte      // a tool call's argument values, see handleToolsCall
+	scratch []byte        // where a tool call's text is made, at first in space
 	space   [scratchSize]byte
 	tooLong rpcError // the reply to a line over max, made when first needed
 	log     *logger  // nil unless -v
@@ -319,7 +323,7 @@ type server struct {
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 	s := &server{r: r, w: w, max: maxMessage}
 	s.in = bufio.NewReaderSize(s, readSize)
-	s.writer = writer{buf: make([]byte, 0, flushSize), out: s.write}
+	s.out = writer{buf: make([]byte, 0, flushSize), out: s.write}
 	s.scratch = s.space[:0]
 	return s
 }
@@ -332,7 +336,7 @@ func (s *server) run() error {
 	for {
 		line, tooLong, err := s.readLine()
 		if err == io.EOF {
-			return s.flush()
+			return s.out.flush()
 		} else if err != nil {
 			return err
 		}
@@ -341,15 +345,15 @@ func (s *server) run() error {
 			s.forget()
 		}
 		switch {
-		case s.err != nil:
-			return s.err
+		case s.out.err != nil:
+			return s.out.err
 		case s.asked.Load() != 0:
-			if err := s.flush(); err != nil {
+			if err := s.out.flush(); err != nil {
 				return err
 			}
 			return errStopped
-		case len(s.buf) >= flushSize:
-			s.flush()
+		case len(s.out.buf) >= flushSize:
+			s.out.flush()
 		}
 	}
 }
@@ -398,7 +402,7 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 // the scanner's line, notes and stack (a line of '[' needs a bit each),
 // and the space a tool's text was made in.
 func (s *server) forget() {
-	s.req, s.scanner = request{}, scanner{}
+	s.req, s.sc = request{}, scanner{}
 	s.scratch = s.space[:0]
 	s.owed.Store(true)
 }
@@ -419,7 +423,7 @@ func (s *server) release() {
 // return it. Not sooner: done after every big line, that costs 55% more
 // CPU a byte on a stream of 1 MiB lines (BenchmarkLongLines/1025KiB).
 func (s *server) Read(p []byte) (int, error) {
-	if err := s.flush(); err != nil {
+	if err := s.out.flush(); err != nil {
 		return 0, err
 	}
 	s.state.Store(waiting)
@@ -625,17 +629,19 @@ func (l *logger) write(w io.Writer) {
 }
 
 // request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
-// `tool error` for a tool result that reports one, or `error CODE`; for a
-// message that is not a request (method nil), `mcp: - id=ID error CODE`.
-// With a nil logger it costs nothing.
-func (l *logger) request(method, id []byte, start time.Time, code int, toolError bool) {
+// `tool error` for a tool result that reports one, or `error CODE` and
+// why, if known; for a message that is not a request (method nil),
+// `mcp: - id=ID error CODE`. With a nil logger it costs nothing.
+func (l *logger) request(method, id []byte, start time.Time, err *rpcError, toolError bool) {
 	if l == nil {
 		return
 	}
 	outcome := "ok"
 	switch {
-	case code != 0:
-		outcome = "error " + strconv.Itoa(code)
+	case err.code != 0 && err.reason() != "":
+		outcome = "error " + strconv.Itoa(err.code) + ": " + err.reason()
+	case err.code != 0:
+		outcome = "error " + strconv.Itoa(err.code)
 	case toolError:
 		outcome = "tool error"
 	}

@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -562,9 +563,362 @@ func TestStringEncoding(t *testing.T) {
 func encodeString(lit []byte) []byte {
 	var out bytes.Buffer
 	w := writer{out: func(p []byte) error { _, err := out.Write(p); return err }}
-	w.appendString(lit)
+	w.quoted(lit[1:len(lit)-1], fromRequest)
 	w.flush()
 	return out.Bytes()
+}
+
+// jsDecode is the reference for how JavaScript reads bytes as text: the
+// UTF-8 decoder of the WHATWG Encoding standard, written from its
+// algorithm (encoding.spec.whatwg.org, "UTF-8 decoder"), giving UTF-16
+// code units. With wtf8, the standard's bound for the byte after 0xED is
+// 0xBF, not 0x9F, so that the three bytes WTF-8 gives a surrogate read
+// as that surrogate: how a tool's text, which carries lone surrogates
+// that way, is read.
+func jsDecode(b []byte, wtf8 bool) []uint16 {
+	var units []uint16
+	emit := func(cp rune) { units = utf16.AppendRune(units, cp) }
+	needed, seen, cp, lower, upper := 0, 0, rune(0), byte(0x80), byte(0xBF)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if needed == 0 {
+			switch {
+			case c <= 0x7F:
+				units = append(units, uint16(c))
+			case c >= 0xC2 && c <= 0xDF:
+				needed, cp = 1, rune(c&0x1F)
+			case c >= 0xE0 && c <= 0xEF:
+				if c == 0xE0 {
+					lower = 0xA0
+				}
+				if c == 0xED && !wtf8 {
+					upper = 0x9F
+				}
+				needed, cp = 2, rune(c&0xF)
+			case c >= 0xF0 && c <= 0xF4:
+				if c == 0xF0 {
+					lower = 0x90
+				}
+				if c == 0xF4 {
+					upper = 0x8F
+				}
+				needed, cp = 3, rune(c&0x7)
+			default:
+				emit(0xFFFD)
+			}
+			continue
+		}
+		if c < lower || c > upper {
+			needed, seen, cp, lower, upper = 0, 0, 0, 0x80, 0xBF
+			emit(0xFFFD)
+			i-- // the byte is read again
+			continue
+		}
+		lower, upper = 0x80, 0xBF
+		cp, seen = cp<<6|rune(c&0x3F), seen+1
+		if seen == needed {
+			if cp >= 0xD800 && cp < 0xE000 {
+				units = append(units, uint16(cp)) // a surrogate, wtf8 only
+			} else {
+				emit(cp)
+			}
+			needed, seen, cp = 0, 0, 0
+		}
+	}
+	if needed > 0 {
+		emit(0xFFFD)
+	}
+	return units
+}
+
+// jsParseString is the reference for JSON.parse of a valid JSON string's
+// body, in a line read as JavaScript reads it: escapes give their code
+// units, one each, and runs of raw bytes are read by jsDecode.
+func jsParseString(body []byte) []uint16 {
+	var units []uint16
+	raw := 0
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		units = append(units, jsDecode(body[raw:i], false)...)
+		if c := body[i+1]; c == 'u' {
+			v, _ := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+			units = append(units, uint16(v))
+			i += 5
+		} else {
+			units = append(units, uint16(map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[c]|map[byte]byte{'"': '"', '\\': '\\', '/': '/'}[c]))
+			i++
+		}
+		raw = i + 1
+	}
+	return append(units, jsDecode(body[raw:], false)...)
+}
+
+// jsStringify is the reference for JSON.stringify of a string given as
+// UTF-16 code units, written from ECMA-262's QuoteJSONString: the short
+// escapes, other code units under 0x20 and lone surrogates as \u00xx and
+// \udxxx (lowercase hex), everything else as the characters it encodes.
+func jsStringify(units []uint16) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(units); i++ {
+		u := rune(units[i])
+		switch {
+		case u == '\b':
+			b.WriteString(`\b`)
+		case u == '\t':
+			b.WriteString(`\t`)
+		case u == '\n':
+			b.WriteString(`\n`)
+		case u == '\f':
+			b.WriteString(`\f`)
+		case u == '\r':
+			b.WriteString(`\r`)
+		case u == '"':
+			b.WriteString(`\"`)
+		case u == '\\':
+			b.WriteString(`\\`)
+		case u < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, u)
+		case u >= 0xD800 && u < 0xDC00 && i+1 < len(units) && units[i+1] >= 0xDC00 && units[i+1] < 0xE000:
+			b.WriteRune(utf16.DecodeRune(u, rune(units[i+1])))
+			i++
+		case u >= 0xD800 && u < 0xE000:
+			fmt.Fprintf(&b, `\u%04x`, u)
+		default:
+			b.WriteRune(u)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// unquoted is a JSON string's body.
+func unquoted(lit string) string { return lit[1 : len(lit)-1] }
+
+// plainBody is appendText on the whole of s, plain text, quoted.
+func plainBody(s []byte) string {
+	b, n := appendText([]byte{'"'}, s, len(s), false)
+	if n != len(s) {
+		panic("appendText stopped short")
+	}
+	return string(append(b, '"'))
+}
+
+// TestDecodeRune: text is written as JavaScript reads and writes it,
+// plain text and a JSON string's body alike, for every sequence of up to
+// three bytes, and of four with a lead byte of a multi-byte sequence and
+// bytes at the standard's boundaries after it: appendText against the
+// references jsDecode, jsParseString and jsStringify.
+func TestDecodeRune(t *testing.T) {
+	var set []byte // every byte over 0x7F, and some under
+	for _, c := range []byte{0x00, 0x0A, 0x1F, '"', 'A', '\\', 0x7F} {
+		set = append(set, c)
+	}
+	for c := 0x80; c <= 0xFF; c++ {
+		set = append(set, byte(c))
+	}
+	check := func(b []byte) {
+		if got, want := plainBody(b), jsStringify(jsDecode(b, true)); got != want {
+			t.Fatalf("plain text % x: got %s, want %s", b, got, want)
+		}
+		if bytes.ContainsAny(b, "\"\\") || bytes.ContainsFunc(b, func(r rune) bool { return r < 0x20 }) {
+			return // not a JSON string's body
+		}
+		if got, want := encodeString(append(append([]byte{'"'}, b...), '"')), jsStringify(jsParseString(b)); string(got) != want {
+			t.Fatalf("JSON string body % x: got %s, want %s", b, got, want)
+		}
+	}
+	for _, a := range set {
+		check([]byte{a})
+		for _, b := range set {
+			check([]byte{a, b})
+			for _, c := range set {
+				check([]byte{a, b, c})
+			}
+		}
+	}
+	edges := []byte{0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xED, 0xF4, 0xFF}
+	for a := 0xC0; a <= 0xFF; a++ {
+		for _, b := range edges {
+			for _, c := range edges {
+				for _, d := range edges {
+					check([]byte{byte(a), b, c, d})
+				}
+			}
+		}
+	}
+}
+
+// FuzzToolText: whatever bytes a tool returns as its text, and whatever
+// string a client sends for a tool to pass back (echo's unchanged, or
+// textResult of arguments.text), the reply is one line of valid JSON
+// whose text is what JSON.stringify writes for the string JavaScript
+// reads (see jsDecode, jsParseString, jsStringify), and the session goes
+// on. The client's string is the fuzz input as a JSON string's body, when
+// it is one.
+func FuzzToolText(f *testing.F) {
+	for _, seed := range []string{
+		"it's \"late\"\ngo home", `C:\Users\`, `\u12`, `\U`, "a\tb", "\x00\x7f\u2028\u2029",
+		"\xed\xa0\x80", "\xed\xa0\xbd\xed\xb8\x80", "\xed\xb8\x80\xed\xa0\xbd", "\xed\xa0", "\xff\xe2\x82",
+		`q\"uote\n\t\\ \ud800 \udc00z \ud83d\ude00 \u2028 \u007f \u0000\\`, "😀 ñ \xc0\xaf \xf4\x90\x80\x80",
+	} {
+		f.Add([]byte(seed))
+	}
+	saved := tools
+	defer func() { tools = saved }()
+	var fromTool []byte
+	tools = append(slices.Clone(saved),
+		tool{name: "raw", run: func(arguments) toolResult { return textResult(string(fromTool)) }},
+		tool{name: "back", args: []arg{{"text", "string"}}, run: func(in arguments) toolResult { return textResult(in.text("text")) }})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fromTool = b
+		in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"raw"}}` + "\n"
+		want := textReply("1", unquoted(jsStringify(jsDecode(b, true))))
+		lit := append(append([]byte{'"'}, b...), '"')
+		if json.Valid(lit) {
+			in += echoCall("2", string(lit)) + "\n" + strings.Replace(echoCall("3", string(lit)), `"echo"`, `"back"`, 1) + "\n"
+			body := unquoted(jsStringify(jsParseString(b)))
+			want += textReply("2", body) + textReply("3", body)
+		}
+		got := serveString(t, in+pingLine+"\n")
+		for _, line := range strings.SplitAfter(got, "\n") {
+			if line != "" && !json.Valid([]byte(line)) {
+				t.Fatalf("not one line of valid JSON: %q", line)
+			}
+		}
+		if want += pingReply; got != want {
+			t.Fatalf("for % x:\ngot  %q\nwant %q", b, got, want)
+		}
+	})
+}
+
+// TestToolText: a tool returns the text it means, and the reply carries
+// exactly that, whatever it holds: quotes and a newline, a Windows path
+// with its trailing backslash, a truncated \u escape and \U (backslashes
+// of its text, not escapes), a tab, NUL and DEL; after a reply already
+// buffered, alone and in a batch, and the session goes on.
+func TestToolText(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	texts := []string{"it's \"late\"\ngo home", `C:\Users\`, `\u12`, `\U`, "a\tb\x00\x7f", `\`}
+	for i, text := range texts {
+		tools = append(tools, tool{name: "t" + strconv.Itoa(i), run: func(arguments) toolResult { return textResult(text) }})
+	}
+	tools = append(tools, saved...)
+	for i, text := range texts {
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t` + strconv.Itoa(i) + `"}}`
+		body := unquoted(jsStringify(jsDecode([]byte(text), true)))
+		got := serveString(t, pingLine+"\n"+call+"\n["+pingLine+","+call+"]\n"+pingLine+"\n")
+		want := pingReply + textReply("1", body) + "[" + strings.TrimSuffix(pingReply, "\n") + "," + textReply("1", body)[:len(textReply("1", body))-1] + "]\n" + pingReply
+		if got != want {
+			t.Errorf("tool text %q:\ngot  %q\nwant %q", text, got, want)
+		}
+	}
+}
+
+// TestWritingPanics: a reply whose writing panics gets Internal error in
+// its place, after the replies already buffered, alone and in a batch,
+// and the session goes on; unless part of it was written out already,
+// which only a reply longer than flushSize can be: then the session ends,
+// every reply before it written whole. The tool here returns a text that
+// breaks what the writer takes for granted (a request's string body,
+// validated by the scan), as no tool can through the interface.
+func TestWritingPanics(t *testing.T) {
+	saved := tools
+	defer func() { tools = saved }()
+	long := strings.Repeat("x", 2*flushSize)
+	tools = append(slices.Clone(saved),
+		tool{name: "broken", run: func(arguments) toolResult { return toolResult{form: fromRequest, text: []byte(`C:\`)} }},
+		tool{name: "longbroken", run: func(arguments) toolResult { return toolResult{form: fromRequest, text: []byte(long + `\`)} }})
+	call := func(name string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `"}}`
+	}
+	internal := `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"Internal error"}}`
+	in := pingLine + "\n" + call("broken") + "\n[" + pingLine + "," + call("broken") + "," + pingLine + "]\n" + pingLine + "\n"
+	want := pingReply + internal + "\n[" + strings.TrimSuffix(pingReply, "\n") + "," + internal + "," + strings.TrimSuffix(pingReply, "\n") + "]\n" + pingReply
+	if got := serveString(t, in); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	var out bytes.Buffer
+	err := serve(strings.NewReader(pingLine+"\n"+call("longbroken")+"\n"+pingLine+"\n"), &out)
+	if err != errCutReply || !strings.HasPrefix(out.String(), pingReply+`{"jsonrpc":"2.0","id":7,"result":`) || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("a long reply cut by a panic: %v, output %q", err, clip(out.String(), 200))
+	}
+}
+
+// TestNoResult: a tool that returns no result, or a handler no reply, gets
+// Internal error, never a plausible success, and the log says why.
+func TestNoResult(t *testing.T) {
+	savedTools, savedMethods := tools, methods
+	defer func() { tools, methods = savedTools, savedMethods }()
+	tools = append(slices.Clone(savedTools), tool{name: "none", run: func(arguments) toolResult { return toolResult{} }})
+	methods = append(slices.Clone(savedMethods), methods[0])
+	methods[len(methods)-1].name = "none"
+	methods[len(methods)-1].handle = func(*server, *request) reply { return reply{} }
+	lines := serveLogged(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"none"}}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"none"}`+"\n")
+	want := []string{
+		`mcp: panic in "tools/call": "the tool returned no result (toolResult{})"`, ` error -32603`,
+		`mcp: panic in "none": "the handler returned no reply"`, ` error -32603`,
+	}
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasSuffix(lines[i], w) {
+			t.Fatalf("log:\n%s\nwant line %d to end %q", strings.Join(lines, "\n"), i+1, w)
+		}
+	}
+}
+
+// TestCatalogue: the catalogue is valid, and each kind of mistake in one
+// is found: a tool name outside the specification's rule, a name used
+// twice, an argument of a kind no tool can read, an argument name used
+// twice or empty, a missing run function, a URI used twice. A binary
+// built with a mistake says so at start, writes nothing to stdout and
+// exits 1.
+func TestCatalogue(t *testing.T) {
+	if err := checkCatalogue(); err != nil {
+		t.Fatalf("the catalogue: %v", err)
+	}
+	savedTools, savedResources := tools, resources
+	defer func() { tools, resources = savedTools, savedResources }()
+	ok := tool{name: "ok", args: []arg{{"a", "number"}}, run: runAdd}
+	bad := func(change func(*tool)) []tool { t := ok; change(&t); return []tool{t} }
+	for _, tc := range []struct {
+		name  string
+		tools []tool
+		want  string
+	}{
+		{"empty name", bad(func(t *tool) { t.name = "" }), "a name is 1 to 128"},
+		{"long name", bad(func(t *tool) { t.name = strings.Repeat("n", 129) }), "a name is 1 to 128"},
+		{"space in name", bad(func(t *tool) { t.name = "my tool" }), "a name is 1 to 128"},
+		{"slash in name", bad(func(t *tool) { t.name = "a/b" }), "a name is 1 to 128"},
+		{"name used twice", []tool{ok, ok}, "used twice"},
+		{"kind integer", bad(func(t *tool) { t.args = []arg{{"n", "integer"}} }), `the kind "integer" is not string, number or boolean`},
+		{"kind object", bad(func(t *tool) { t.args = []arg{{"n", "object"}} }), `the kind "object"`},
+		{"argument used twice", bad(func(t *tool) { t.args = []arg{{"a", "number"}, {"a", "string"}} }), `argument "a": the name is used twice`},
+		{"empty argument name", bad(func(t *tool) { t.args = []arg{{"", "number"}} }), "an argument name is 1 to"},
+		{"no run", bad(func(t *tool) { t.run = nil }), "no run function"},
+	} {
+		tools = tc.tools
+		if err := checkCatalogue(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+	tools, resources = savedTools, append(slices.Clone(savedResources), savedResources[0])
+	if err := checkCatalogue(); err == nil || !strings.Contains(err.Error(), "used twice") {
+		t.Errorf("a URI used twice: %v", err)
+	}
+	resources = savedResources
+	cmd := exec.Command(buildChanged(t, func(tools []byte) []byte {
+		return bytes.Replace(tools, []byte(`{"text", "string"}`), []byte(`{"text", "integer"}`), 1)
+	}))
+	cmd.Stdin = strings.NewReader(pingLine + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if cmd.ProcessState.ExitCode() != 1 || len(out) > 0 || stderr.String() != `mcp: tool "echo", argument "text": the kind "integer" is not string, number or boolean`+"\n" {
+		t.Errorf("a bad kind at start: %v, stdout %q, stderr %q", err, out, stderr.String())
+	}
 }
 
 // TestEncodingDiffersFromStdlib documents why the encoder is ours:
@@ -671,7 +1025,7 @@ func FuzzJSON(f *testing.F) {
 		i := skipSpace(input, 0)
 		end := -1
 		if i < len(input) {
-			end = s.scan(input, i)
+			end = s.sc.scan(input, i)
 		}
 		ours := end >= 0 && skipSpace(input, end) == len(input)
 		if std := json.Valid(input); ours != std {
@@ -686,7 +1040,7 @@ func FuzzJSON(f *testing.F) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatalf("encoding/json: %v", err)
 		}
-		got := walkJSON(t, s, input[i:end], i)
+		got := walkJSON(t, &s.sc, input[i:end], i)
 		if !equalJSON(got, want) {
 			t.Fatalf("value differs for %q:\nours: %#v\nstd:  %#v", input, got, want)
 		}
@@ -697,7 +1051,7 @@ func FuzzJSON(f *testing.F) {
 // scanned, with s.walk, s.next, s.nextElement and unquote, the way the
 // handlers do, into encoding/json's generic form, and checks each
 // string's encoding on the way.
-func walkJSON(t *testing.T, s *server, v []byte, at int) any {
+func walkJSON(t *testing.T, s *scanner, v []byte, at int) any {
 	switch v[0] {
 	case '{':
 		m := map[string]any{}
@@ -939,7 +1293,7 @@ func TestRawControlBytes(t *testing.T) {
 			text := []byte(strings.Repeat("x", 24))
 			text[at] = c
 			line := []byte(`{"a":"` + string(text) + `"}`)
-			if end := s.scan(line, 0); end >= 0 {
+			if end := s.sc.scan(line, 0); end >= 0 {
 				t.Errorf("byte %#02x at %d of a string: scanned as JSON", c, at)
 			}
 		}
@@ -954,7 +1308,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	tools = append([]tool{{
 		name: "boom",
 		args: []arg{{"text", "string"}},
-		run:  func([]byte, [][]byte) ([]byte, bool) { panic("boom") },
+		run:  func(arguments) toolResult { panic("boom") },
 	}}, saved...)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}` + "\n" +
 		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}]` + "\n" +
@@ -979,16 +1333,16 @@ func TestFailureGetsItsReply(t *testing.T) {
 	defer func() { tools, methods = savedTools, savedMethods }()
 	long := bytes.Repeat([]byte("x"), 2*flushSize)
 	tools = append([]tool{
-		{name: "boom", args: []arg{{"text", "string"}}, run: func([]byte, [][]byte) ([]byte, bool) { panic("boom") }},
-		{name: "half", args: []arg{{"text", "string"}}, run: func(dst []byte, _ [][]byte) ([]byte, bool) {
-			dst = append(dst, long...)
+		{name: "boom", args: []arg{{"text", "string"}}, run: func(arguments) toolResult { panic("boom") }},
+		{name: "half", args: []arg{{"text", "string"}}, run: func(arguments) toolResult {
+			_ = textResult(string(long))
 			panic("half")
 		}},
 	}, savedTools...)
 	methods = append(slices.Clone(savedMethods), methods[0])
 	methods[len(methods)-1].name = "both"
 	methods[len(methods)-1].handle = func(*server, *request) reply {
-		return reply{err: errInvalidParams, text: long}
+		return reply{err: invalidParams("params", nil, "an object"), fixed: `{"long":"` + string(long) + `"}`}
 	}
 	id := `"` + strings.Repeat("i", 2*flushSize) + `"`
 	call := func(name string) string {
@@ -1017,9 +1371,9 @@ func TestFailureGetsItsReply(t *testing.T) {
 func TestPanicIsLoggedAsError(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
-	tools = append([]tool{{name: "boom", args: []arg{{"text", "string"}}, run: func([]byte, [][]byte) ([]byte, bool) { panic("boom") }}}, saved...)
+	tools = append([]tool{{name: "boom", args: []arg{{"text", "string"}}, run: func(arguments) toolResult { panic("boom") }}}, saved...)
 	lines := serveLogged(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{"text":"x"}}}`+"\n")
-	if len(lines) != 3 || lines[0] != `mcp: panic in "tools/call": boom` ||
+	if len(lines) != 3 || lines[0] != `mcp: panic in "tools/call": "boom"` ||
 		!strings.HasPrefix(lines[1], `mcp: "tools/call" id=1 `) || !strings.HasSuffix(lines[1], " error -32603") {
 		t.Errorf("log:\n%s", strings.Join(lines, "\n"))
 	}
@@ -1049,7 +1403,7 @@ func TestNamesFitLookup(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
 	long := strings.Repeat("n", maxName)
-	tools = append(slices.Clone(saved), tool{name: long, args: []arg{{long, "string"}}, run: runEcho})
+	tools = append(slices.Clone(saved), tool{name: long, args: []arg{{long, "string"}}, run: func(in arguments) toolResult { return in.unchanged(long) }})
 	escaped := strings.Repeat(`\u006e`, maxName)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + escaped + `","arguments":{"` + escaped + `":"found"}}}` + "\n"
 	if got, want := serveString(t, in), textReply("1", "found"); got != want {
@@ -1065,8 +1419,8 @@ func TestToolWithThreeArguments(t *testing.T) {
 	tools = append(slices.Clone(saved), tool{
 		name: "sum3",
 		args: []arg{{"a", "number"}, {"b", "number"}, {"c", "number"}},
-		run: func(dst []byte, vals [][]byte) ([]byte, bool) {
-			return appendNumber(dst, parseNumber(vals[0])+parseNumber(vals[1])+parseNumber(vals[2])), false
+		run: func(in arguments) toolResult {
+			return numberResult(in.number("a") + in.number("b") + in.number("c"))
 		},
 	})
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum3","arguments":{"a":1,"b":2,"c":3}}}` + "\n"
@@ -1107,14 +1461,14 @@ func TestNoAllocations(t *testing.T) {
 	}...) {
 		// A server of its own for each line, so no line's buffers are
 		// grown by another; AllocsPerRun's first call, not counted, may.
-		s := newServer(nil, nil, defaultMaxMessage)
+		s := newServer(nil, io.Discard, defaultMaxMessage)
 		b := []byte(line)
-		if n := testing.AllocsPerRun(100, func() { s.answer(b, false); s.buf = s.buf[:0] }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { s.answer(b, false); s.out.flush() }); n != 0 {
 			t.Errorf("%.1f allocations to answer %s", n, line)
 		}
 	}
-	s := newServer(nil, nil, defaultMaxMessage)
-	if n := testing.AllocsPerRun(100, func() { s.answer(nil, true); s.buf = s.buf[:0] }); n != 0 {
+	s := newServer(nil, io.Discard, defaultMaxMessage)
+	if n := testing.AllocsPerRun(100, func() { s.answer(nil, true); s.out.flush() }); n != 0 {
 		t.Errorf("%.1f allocations to answer a line over the limit", n)
 	}
 }
@@ -1630,17 +1984,29 @@ func TestVerboseLog(t *testing.T) {
 }
 
 // TestLogOutcomes: with -v, each request's line ends with its outcome: ok,
-// "tool error" for a tool result with isError, or the error code; a line
-// that is not JSON says it is not one JSON message, as a request written
-// over several lines gets one such line for each of them.
+// "tool error" for a tool result with isError, or the error code, and for
+// Invalid params which member was wrong and how; a line that is not JSON
+// says it is not one JSON message, as a request written over several
+// lines gets one such line for each of them.
 func TestLogOutcomes(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","b":2}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":3,"method":"nope"}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":"a=1"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":6,"method":"ping","params":[]}` + "\n" +
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n" +
 		"{\n" + `  "jsonrpc": "2.0",` + "\n}\n"
 	lines := serveLogged(t, in)
 	notJSON := "mcp: - id=null error -32700: the line is not one JSON message (each message must be on one line)"
-	want := []string{" ok", " tool error", " error -32601", notJSON, notJSON, notJSON, "mcp: end of input: stopping"}
+	want := []string{" ok", " tool error", " error -32601",
+		" error -32602: params.arguments is a string, not an object",
+		" error -32602: params.name is missing",
+		" error -32602: params is an array, not an object",
+		" error -32602: params.cursor is a string, not absent: mcp issues no cursors",
+		" error -32602: _meta.io.modelcontextprotocol/clientCapabilities is missing",
+		notJSON, notJSON, notJSON, "mcp: end of input: stopping"}
 	if len(lines) != len(want) {
 		t.Fatalf("log:\n%s", strings.Join(lines, "\n"))
 	}
@@ -1854,22 +2220,63 @@ func TestREADME(t *testing.T) {
 
 // checkToolRecipe builds the README's recipe for adding a tool (its first
 // Go block is the catalogue entry, the second the run function) into a
-// copy of the package, and calls the tool through the built binary.
+// copy of the package, adding each only if tools.go lacks it (a user who
+// followed the recipe has both), pipes each testdata/recipe/NAME.in
+// through the built binary and compares its stdout with NAME.out, which
+// node computed (NAME.mjs); and checks that the reply the README shows is
+// the first one there.
 func checkToolRecipe(t *testing.T, section string) {
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(section, 2)
 	if len(blocks) != 2 {
 		t.Fatalf("the recipe for adding a tool has %d Go blocks, want 2", len(blocks))
 	}
+	entry, fn := blocks[0][1], blocks[1][1]
+	bin := buildChanged(t, func(tools []byte) []byte {
+		if !bytes.Contains(tools, []byte(strings.TrimSpace(entry))) {
+			tools = bytes.Replace(tools, []byte("var tools = []tool{\n"), []byte("var tools = []tool{\n"+entry), 1)
+		}
+		if !bytes.Contains(tools, []byte(strings.TrimSpace(fn))) {
+			tools = append(tools, "\n"+fn...)
+		}
+		return tools
+	})
+	ins, _ := filepath.Glob("testdata/recipe/*.in")
+	if len(ins) == 0 {
+		t.Fatal("no testdata/recipe/*.in")
+	}
+	for _, in := range ins {
+		input, _ := os.ReadFile(in)
+		want, err := os.ReadFile(strings.TrimSuffix(in, ".in") + ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin)
+		cmd.Stdin = bytes.NewReader(input)
+		got, err := cmd.Output()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the recipe's tool on %s: %v\n%s", in, err, firstDiff(input, got, want))
+		}
+		if first, _, _ := strings.Cut(string(want), "\n"); strings.HasSuffix(in, "say.in") && !strings.Contains(section, "\n    "+first+"\n") {
+			t.Errorf("the README does not show the reply %s", first)
+		}
+	}
+}
+
+// buildChanged builds the package, with tools.go changed by edit, in a
+// directory of the test's, and returns the binary's path.
+func buildChanged(t *testing.T, edit func(tools []byte) []byte) string {
+	t.Helper()
 	dir := t.TempDir()
 	files, _ := filepath.Glob("*.go")
 	for _, f := range append(files, "go.mod") {
-		b, _ := os.ReadFile(f)
+		b, err := os.ReadFile(f)
 		switch {
+		case err != nil:
+			t.Fatal(err)
 		case strings.HasSuffix(f, "_test.go"):
 			continue
 		case f == "tools.go":
-			b = bytes.Replace(b, []byte("var tools = []tool{\n"), []byte("var tools = []tool{\n"+blocks[0][1]), 1)
-			b = append(b, "\n"+blocks[1][1]...)
+			b = edit(b)
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -1878,14 +2285,9 @@ func checkToolRecipe(t *testing.T, section string) {
 	build := exec.Command("go", "build", "-o", "mcp", ".")
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("the recipe for adding a tool does not build: %v\n%s", err, out)
+		t.Fatalf("go build with tools.go changed: %v\n%s", err, out)
 	}
-	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upper","arguments":{"text":"h\u00e9llo"}}}` + "\n"
-	cmd := exec.Command(filepath.Join(dir, "mcp"))
-	cmd.Stdin = strings.NewReader(in)
-	if out, err := cmd.Output(); err != nil || string(out) != textReply("1", "HÉLLO") {
-		t.Errorf("the recipe's tool: %v, %q, want %q", err, out, textReply("1", "HÉLLO"))
-	}
+	return filepath.Join(dir, "mcp")
 }
 
 // methodNames lists the method table's names.
@@ -1912,10 +2314,10 @@ func TestFlags(t *testing.T) {
 }
 
 // gcTool is a tool that reports the GC percent in force while it runs.
-var gcTool = tool{name: "gc", args: []arg{{"text", "string"}}, run: func(dst []byte, _ [][]byte) ([]byte, bool) {
+var gcTool = tool{name: "gc", args: []arg{{"text", "string"}}, run: func(arguments) toolResult {
 	p := debug.SetGCPercent(-1)
 	debug.SetGCPercent(p)
-	return strconv.AppendInt(dst, int64(p), 10), false
+	return textResult(strconv.Itoa(p))
 }}
 
 // TestCollectorPolicy: collection is off while a big line is answered and
@@ -1960,8 +2362,8 @@ func TestBigLineLimitLeavesRoom(t *testing.T) {
 	defer runtime.KeepAlive(ballast)
 	saved := tools
 	defer func() { tools = saved }()
-	tools = append(slices.Clone(saved), tool{name: "limit", args: []arg{{"text", "string"}}, run: func(dst []byte, _ [][]byte) ([]byte, bool) {
-		return strconv.AppendInt(dst, debug.SetMemoryLimit(-1), 10), false
+	tools = append(slices.Clone(saved), tool{name: "limit", args: []arg{{"text", "string"}}, run: func(arguments) toolResult {
+		return textResult(strconv.FormatInt(debug.SetMemoryLimit(-1), 10))
 	}})
 	big := strings.Repeat("x", 2*bigLine)
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"limit","arguments":{"text":"` + big + `"}}}` + "\n"

@@ -1,6 +1,7 @@
-// This file is the tool catalogue, literal data, and what each tool does.
-// A tool's inputSchema, its argument check and tools/list are all derived
-// from the one entry, so they cannot disagree.
+// This file is the tool catalogue and the interface a tool is written
+// against: a tool gets its arguments decoded, as Go values, and returns
+// plain text; the server checks the arguments before and escapes the text
+// after, so a tool never sees JSON.
 
 package main
 
@@ -9,21 +10,20 @@ import (
 	"strings"
 )
 
-// tool is one entry of the catalogue. Every argument is required and no
-// other is allowed, which is what its inputSchema says.
+// tool is one entry of the catalogue. Its inputSchema, its argument check
+// and tools/list all come from it: every argument is required and no
+// other is allowed.
 type tool struct {
 	name        string
 	description string
 	args        []arg
-	// run returns the tool's text, as the body of a JSON string (escaped:
-	// appendPlain makes text of the tool's own one; a string argument's
-	// body is one already), and whether the text reports an error. args
-	// are the raw JSON values of the arguments, in the order of t.args,
-	// checked against them; dst is space it may append its text to.
-	run func(dst []byte, args [][]byte) (text []byte, isError bool)
+	// run returns the tool's result, given its arguments, which have been
+	// checked against args. If it panics, the call gets Internal error.
+	run func(in arguments) toolResult
 }
 
-// arg is one argument: its name and JSON Schema type, "number" or "string".
+// arg is one argument: its name and its kind, the JSON Schema type
+// "string", "number" or "boolean".
 type arg struct {
 	name, kind string
 }
@@ -34,15 +34,164 @@ var tools = []tool{
 	{name: "echo", description: "Echo text", args: []arg{{"text", "string"}}, run: runEcho},
 }
 
-// runAdd returns a+b as JavaScript's String(a+b) would.
-func runAdd(dst []byte, args [][]byte) ([]byte, bool) {
-	return appendNumber(dst, parseNumber(args[0])+parseNumber(args[1])), false
+// runAdd returns a+b, written as JavaScript's String(a+b) writes it.
+func runAdd(in arguments) toolResult {
+	return numberResult(in.number("a") + in.number("b"))
 }
 
-// runEcho returns the text as it was sent: a slice of the request, which
-// the encoder writes in pieces if it is long.
-func runEcho(_ []byte, args [][]byte) ([]byte, bool) {
-	return args[0][1 : len(args[0])-1], false
+// runEcho returns the text as it was sent, copied from the request to the
+// reply without a copy of its own, however long it is.
+func runEcho(in arguments) toolResult {
+	return in.unchanged("text")
+}
+
+// ==== The interface ====
+
+// arguments are a tool call's arguments, read by name. Each is present and
+// of the kind its arg says; asking for one the tool does not declare, or
+// as another kind, panics. They are slices of the request line: a tool
+// must not keep them past its return.
+type arguments struct {
+	args []arg
+	vals [][]byte // the raw JSON values, in the order of args
+}
+
+// number returns a number argument as JavaScript's Number() reads it: the
+// nearest double, whatever its length; out of range is ±Infinity or ±0.
+func (in arguments) number(name string) float64 {
+	return parseNumber(in.value(name, "number"))
+}
+
+// text returns a string argument's text. It is UTF-8, but a lone
+// surrogate the client sent (\ud800) is kept as the three bytes WTF-8
+// gives it, so that the text comes back as it went: concatenation,
+// slicing and strings.Replace keep it; a function that decodes text rune
+// by rune, such as strings.ToUpper, reads those bytes as three U+FFFD.
+func (in arguments) text(name string) string {
+	v := in.value(name, "string")
+	return string(unquote(nil, v[1:len(v)-1]))
+}
+
+// boolean returns a boolean argument.
+func (in arguments) boolean(name string) bool {
+	return in.value(name, "boolean")[0] == 't'
+}
+
+// unchanged returns a string argument, as it came, as the tool's text:
+// the writer copies it from the request line, escapes and all, in pieces.
+func (in arguments) unchanged(name string) toolResult {
+	v := in.value(name, "string")
+	return toolResult{form: fromRequest, text: v[1 : len(v)-1]}
+}
+
+// value returns the raw JSON value of the argument name, of the given kind.
+func (in arguments) value(name, kind string) []byte {
+	for i, a := range in.args {
+		if a.name == name && a.kind == kind {
+			return in.vals[i]
+		}
+	}
+	panic(fmt.Sprintf("the tool asks for the %s argument %q, which it does not declare", kind, name))
+}
+
+// toolResult is what a tool returns, made by textResult, errorResult or
+// numberResult, or by arguments.unchanged. The zero value is none: a tool
+// that returns it gets Internal error.
+type toolResult struct {
+	form    textForm
+	text    []byte  // plainText: the text; fromRequest: the body of a JSON string from the request
+	number  float64 // numberText: the number
+	isError bool    // the text reports an error
+}
+
+// textForm is how a toolResult holds its text.
+type textForm int
+
+const (
+	noText      textForm = iota // no result at all
+	plainText                   // text, escaped when written
+	fromRequest                 // a JSON string's body from the request, validated by the scan
+	numberText                  // a number, written as String(n)
+)
+
+// textResult returns text as a tool's result: any bytes, written as
+// JSON.stringify writes the string JavaScript reads from them (see
+// appendText). A lone surrogate from arguments.text comes back as \udxxx.
+func textResult(text string) toolResult {
+	return toolResult{form: plainText, text: []byte(text)}
+}
+
+// errorResult returns text as a tool's result that reports an error
+// ("isError":true), for the model to read and correct its call.
+func errorResult(text string) toolResult {
+	r := textResult(text)
+	r.isError = true
+	return r
+}
+
+// numberResult returns f, written as JavaScript's String(f), as a tool's
+// result: 6.5, 1e+21, Infinity.
+func numberResult(f float64) toolResult {
+	return toolResult{form: numberText, number: f}
+}
+
+// ==== Checking the catalogue and the arguments ====
+
+// checkCatalogue reports the first mistake in the catalogues of tools and
+// resources, which main reports at start, before serving anything: a tool
+// name outside the specification's rule, a name used twice, an argument
+// of a kind a tool cannot read, a missing run function.
+func checkCatalogue() error {
+	names := map[string]bool{}
+	for _, t := range tools {
+		switch {
+		case !validToolName(t.name):
+			return fmt.Errorf("tool %q: a name is 1 to 128 of A-Z a-z 0-9 _ - .", t.name)
+		case names[t.name]:
+			return fmt.Errorf("tool %q: the name is used twice", t.name)
+		case t.run == nil:
+			return fmt.Errorf("tool %q: no run function", t.name)
+		}
+		names[t.name] = true
+		argNames := map[string]bool{}
+		for _, a := range t.args {
+			switch {
+			case a.kind != "string" && a.kind != "number" && a.kind != "boolean":
+				return fmt.Errorf("tool %q, argument %q: the kind %q is not string, number or boolean", t.name, a.name, a.kind)
+			case a.name == "" || len(a.name) > maxName:
+				return fmt.Errorf("tool %q: an argument name is 1 to %d bytes", t.name, maxName)
+			case argNames[a.name]:
+				return fmt.Errorf("tool %q, argument %q: the name is used twice", t.name, a.name)
+			}
+			argNames[a.name] = true
+		}
+	}
+	uris := map[string]bool{}
+	for _, r := range resources {
+		switch {
+		case r.uri == "" || len(r.uri) > maxName:
+			return fmt.Errorf("resource %q: a URI is 1 to %d bytes", r.uri, maxName)
+		case uris[r.uri]:
+			return fmt.Errorf("resource %q: the URI is used twice", r.uri)
+		}
+		uris[r.uri] = true
+	}
+	return nil
+}
+
+// validToolName reports whether name follows the specification's rule for
+// tool names: 1 to 128 characters, each an ASCII letter or digit, '_',
+// '-' or '.'.
+func validToolName(name string) bool {
+	if len(name) < 1 || len(name) > 128 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'z') && c != '_' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // findTool returns the tool with the given name, or nil.
@@ -66,21 +215,20 @@ func (t *tool) argIndex(name []byte) int {
 	return -1
 }
 
-// problems appends to dst, as the body of a JSON string, what is wrong
-// with the arguments, and returns it: nothing when they are valid. vals
-// are the values given for t.args (nil if missing) and extra the key of
-// the first argument not in the schema (nil if none), whose body is
-// copied as it came.
+// problems appends to dst, as plain text, what is wrong with the
+// arguments, and returns it: nothing when they are valid. vals are the
+// values given for t.args (nil if missing) and extra the key of the first
+// argument not in the schema (nil if none), which is decoded into dst.
 func (t *tool) problems(dst []byte, vals [][]byte, extra []byte) []byte {
 	start := len(dst)
 	problem := func(parts ...string) {
 		if len(dst) == start {
-			dst = append(appendPlain(append(dst, "Invalid arguments for tool "...), t.name), ": "...)
+			dst = append(append(append(dst, "Invalid arguments for tool "...), t.name...), ": "...)
 		} else {
 			dst = append(dst, "; "...)
 		}
 		for _, p := range parts {
-			dst = appendPlain(dst, p)
+			dst = append(dst, p...)
 		}
 	}
 	for i, a := range t.args {
@@ -93,13 +241,13 @@ func (t *tool) problems(dst []byte, vals [][]byte, extra []byte) []byte {
 	}
 	if extra != nil {
 		problem(`unexpected argument "`)
-		dst = append(dst, extra[1:len(extra)-1]...)
-		dst = appendPlain(dst, `" (allowed: `)
+		dst = unquote(dst, extra[1:len(extra)-1])
+		dst = append(dst, `" (allowed: `...)
 		for i, a := range t.args {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendPlain(dst, a.name)
+			dst = append(dst, a.name...)
 		}
 		dst = append(dst, ')')
 	}
