@@ -22,9 +22,9 @@
 // The flags are:
 //
 //	-max-message-bytes N
-//		Longest accepted line, in bytes (default 64 MiB). A longer line is
-//		skipped without being held in memory and answered with an
-//		Invalid Request error; the session goes on.
+//		Longest accepted line, in bytes, in decimal digits (default
+//		64 MiB). A longer line is never held whole: it is answered with an
+//		Invalid Request error, and the session goes on.
 //	-v
 //		Log one line per request to standard error (method, id, duration,
 //		outcome), client text quoted and cut at 100 bytes, and last the
@@ -37,14 +37,15 @@
 // and on the first SIGINT, SIGTERM or SIGHUP, after the request in hand. A
 // second signal ends it with status 128+the first signal at the end of the
 // line being written, or 2 s later if that line is stuck. It exits 1 if
-// standard output is closed or, at start, if too few file descriptors are
-// free, and 2 on a usage error.
+// reading standard input or writing standard output fails, or, at start,
+// if too few file descriptors are free or the catalogue of tools has a
+// mistake; and 2 on a usage error.
 package main
 
 // This file is the command: main, which decides the exit status and the
-// last log line; the serve loop, reading lines, and what stops it; the
-// collector policy for big lines; standard I/O that waits out EAGAIN; and
-// the -v logger. Messages are handled in handlers.go.
+// last log line; the serve loop and what stops it; reading lines, and
+// giving a big line's memory back; standard I/O that waits out EAGAIN;
+// and the -v logger. Messages are handled in handlers.go.
 
 import (
 	"bufio"
@@ -60,7 +61,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -81,12 +81,16 @@ const (
 	// flushSize is how much output may wait for more replies before it is
 	// written anyway; a longer reply is written in pieces of about this.
 	flushSize = 256 << 10
-	// scratchSize is the space a tool call's text is made in: add's, and
-	// argument problems but for names of hundreds of bytes, fit. A longer
-	// text allocates its own, kept until a big line lets it go (forget).
+	// scratchSize is the space a tool call's argument problems are told
+	// in: all but those that quote an argument name of hundreds of bytes
+	// fit. A longer text is made in space of its own, let go after the line.
 	scratchSize = 1 << 10
 	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
+	// bigLine is the line length from which a line's memory is given back
+	// to the system (see readLine and Read): below it, that costs more
+	// than it saves.
+	bigLine = 1 << 20
 	// idleRelease is how long the server waits, idle after a big line,
 	// before it gives that line's memory back to the operating system.
 	idleRelease = time.Second
@@ -97,16 +101,17 @@ const (
 func main() {
 	// First: until signal.Notify, SIGINT, SIGTERM and SIGHUP kill the
 	// process. Before it run only the runtime's start-up and package
-	// initialisation, in which this package makes nothing (see fixed).
+	// initialisation, in which nothing can block (see constants).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	// A closed stdout or stderr is then a write error, not death by SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
 
+	maxMessage := byteCount(defaultMaxMessage)
 	flags := flag.CommandLine
 	flags.Init("mcp", flag.ContinueOnError)
 	flags.SetOutput(io.Discard) // errors and usage are printed below
-	maxMessage := flags.Int("max-message-bytes", defaultMaxMessage, "answer lines longer than `N` bytes with an error, and skip them")
+	flags.Var(&maxMessage, "max-message-bytes", "answer lines longer than `N` bytes with an error, and skip them")
 	verbose := flags.Bool("v", false, "log one line per request to standard error")
 	showVersion := flags.Bool("version", false, "print the version and exit")
 	err := flags.Parse(os.Args[1:])
@@ -116,8 +121,6 @@ func main() {
 		return
 	case err == nil && flags.NArg() > 0:
 		err = fmt.Errorf("unexpected argument %q", flags.Arg(0))
-	case err == nil && *maxMessage < 1:
-		err = errors.New("-max-message-bytes must be at least 1")
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
@@ -128,39 +131,50 @@ func main() {
 		fmt.Println(versionLine())
 		return
 	}
-	if err := checkCatalogue(); err != nil {
-		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
-		os.Exit(1)
+	if err = checkCatalogue(); err == nil {
+		err = startPoller()
 	}
-	if err := startPoller(); err != nil {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
 		os.Exit(1)
 	}
 
-	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *maxMessage)
+	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, int(maxMessage))
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
 	}
-	err = serveUntilStopped(s, sigs)
-	var stop stopError
-	code, why := 0, "end of input"
-	switch {
-	case errors.As(err, &stop) && stop.second != nil:
-		code, why = 128+int(stop.first.(syscall.Signal)), stop.Error()
-	case errors.As(err, &stop):
-		why = stop.Error()
-	case err != nil:
-		code, why = 1, err.Error()
-	}
+	code, why := serveUntilStopped(s, sigs)
 	s.log.close("mcp: " + why + ": stopping")
 	os.Exit(code)
 }
 
+// byteCount is the value of -max-message-bytes: plain decimal digits, as
+// a user means them (flag.Int would read 010 as 8, and take 0x40 and
+// 1_000), at least 1.
+type byteCount int
+
+func (n *byteCount) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *byteCount) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	switch {
+	case s == "" || strings.Trim(s, "0123456789") != "":
+		return errors.New("not a number of bytes in decimal digits")
+	case err != nil:
+		return errors.New("too large")
+	case v < 1:
+		return errors.New("must be at least 1")
+	}
+	*n = byteCount(v)
+	return nil
+}
+
 // startPoller starts the Go runtime's poller, which every timer needs (the
 // release after a big line, -v's wait at exit, a second signal's
-// deadline) and which takes two file descriptors: without them, the first
-// timer would be a fatal error mid-session. So two are asked for first, by
-// system calls that do not start the poller, unlike os.Open.
+// deadline) and which takes file descriptors: two on Linux (epoll and
+// eventfd), one with kqueue. Without them, the first timer would be a
+// fatal error mid-session. So two are asked for first, by system calls
+// that do not start the poller, unlike os.Open.
 func startPoller() error {
 	a, errA := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
 	b, errB := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
@@ -173,7 +187,7 @@ func startPoller() error {
 	if errA != nil || errB != nil {
 		return errors.New("too few file descriptors: mcp needs 2 besides standard input, output and error (see ulimit -n)")
 	}
-	time.Sleep(time.Nanosecond) // a timer: the poller starts now, taking the two
+	time.Sleep(time.Nanosecond) // a timer: the poller starts now, taking them
 	return nil
 }
 
@@ -226,73 +240,105 @@ func versionLine() string {
 	return "mcp " + serverVersion + " (" + c + ")"
 }
 
-// ==== The serve loop ====
+// ==== The serve loop, and what stops it ====
 
 // serveUntilStopped runs the serve loop on a goroutine of its own and
-// returns why the process must stop: what run returned, or a stopError.
-// It is the one place that receives signals. A first signal asks the loop
-// to stop after the request in hand; if the loop is waiting for input
-// with every reply written, the process stops at once, leaving run in a
-// read that nothing can interrupt. A second signal asks the loop to stop
-// at the end of the line being written, and stops anyway after killWait.
-func serveUntilStopped(s *server, sigs <-chan os.Signal) error {
+// returns the exit status and why it stopped. It is the one place that
+// receives signals: each moves the loop a step toward stopped (see
+// loopState.stop). If the loop is stopped while waiting for input, with
+// every reply written, the process stops at once, leaving it in a read
+// that nothing can interrupt; a second signal gives the line being
+// written killWait to end.
+func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) {
 	done := make(chan error, 1)
 	go func() { done <- s.run() }()
-	var stop stopError
+	var got []os.Signal
 	var kill <-chan time.Time
 	for {
 		select {
 		case err := <-done:
-			if err == errStopped {
-				return stop
-			}
-			return err
-		case sig := <-sigs:
 			switch {
-			case stop.first == nil:
-				stop.first = sig
-				s.asked.Store(askStop)
-				if s.state.CompareAndSwap(waiting, stopped) {
-					return stop
-				}
-			case stop.second == nil:
-				stop.second = sig
-				s.asked.Store(askKill)
+			case err == errStopped:
+				return signalled(got)
+			case err != nil:
+				return 1, err.Error()
+			}
+			return 0, "end of input"
+		case sig := <-sigs:
+			if got = append(got, sig); len(got) == 2 {
 				kill = time.After(killWait)
 			}
+			if s.state.stop() {
+				return signalled(got)
+			}
 		case <-kill:
-			return stop
+			return signalled(got)
 		}
 	}
 }
 
-// stopError is why the process stopped on signals, see serveUntilStopped.
-type stopError struct {
-	first, second os.Signal
-}
-
-func (e stopError) Error() string {
-	if e.second == nil {
-		return e.first.String()
+// signalled is the exit status and the reason for stopping on the
+// signals got: 0 after one, 128+the first after two.
+func signalled(got []os.Signal) (code int, why string) {
+	if len(got) == 1 {
+		return 0, got[0].String()
 	}
-	return e.first.String() + ", then " + e.second.String()
+	return 128 + int(got[0].(syscall.Signal)), got[0].String() + ", then " + got[1].String()
 }
 
-// errStopped is what run returns when it stopped because it was asked.
-var errStopped = errors.New("stopped")
+// errStopped is what run returns when signals stopped it.
+var errStopped = errors.New("stopped by a signal")
 
-// What serveUntilStopped asks of the serve loop (server.asked), and where
-// the loop is (server.state). The loop is stopped from outside only while
-// it waits: whoever moves state from waiting, by compare and swap,
-// decides, and a loop that finds itself stopped writes nothing more.
+// loopState is where the serve loop is, which signals change from
+// outside: busy (answering or writing), waiting (in a read, with every
+// reply owed written), stopping (asked to stop after the request in hand)
+// or stopped (to write nothing more past the end of the line being
+// written). Whoever moves it, by compare and swap, decides.
+type loopState struct{ v atomic.Int32 }
+
 const (
-	askStop = 1 // stop after the request in hand, every reply owed written
-	askKill = 2 // stop at the end of the line being written
-
-	busy    = 0 // answering a line, or writing
-	waiting = 1 // in a read, with every reply owed written
-	stopped = 2 // stopped while waiting
+	busy = iota
+	waiting
+	stopping
+	stopped
 )
+
+// wait moves a busy loop to waiting, before a read; it reports false if
+// the loop is to stop instead.
+func (st *loopState) wait() bool { return st.v.CompareAndSwap(busy, waiting) }
+
+// wake moves a waiting loop back to busy, after a read; it reports false
+// if the loop was stopped meanwhile, and must write nothing more.
+func (st *loopState) wake() bool { return st.v.CompareAndSwap(waiting, busy) }
+
+// stop is a signal's step: busy to stopping, stopping or waiting to
+// stopped. It reports whether the loop was waiting, and so is stopped
+// with nothing more to write: the process may exit now.
+func (st *loopState) stop() (idle bool) {
+	for {
+		switch v := st.v.Load(); v {
+		case busy:
+			if st.v.CompareAndSwap(busy, stopping) {
+				return false
+			}
+		case waiting, stopping:
+			if st.v.CompareAndSwap(v, stopped) {
+				return v == waiting
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// asked reports whether a signal asked the loop to stop.
+func (st *loopState) asked() bool { return st.v.Load() >= stopping }
+
+// lineEnded reports whether output that ends in p (not empty) must stop
+// there: it ends a line, and a second signal came.
+func (st *loopState) lineEnded(p []byte) bool {
+	return st.v.Load() == stopped && p[len(p)-1] == '\n'
+}
 
 // server is one stdio session: the input it reads, the scanner that reads
 // its lines, the writer that holds the replies it owes, and the space it
@@ -301,21 +347,21 @@ type server struct {
 	in      *bufio.Reader // reads from the server itself, see Read
 	max     int           // the longest line served
 	started bool          // a line was read
-	held    int           // bytes of the line in hand counted in bigLines
+	ended   bool          // input ended, with the last line read
 	sc      scanner       // reads the line in hand
 	out     writer        // holds the replies owed
 	req     request       // the request in hand (here, as the method table would make it escape)
 	vals    [][]byte      // a tool call's argument values, see handleToolsCall
-	scratch []byte        // where a tool call's text is made, at first in space
+	scratch []byte        // where a tool call's argument problems are told, at first in space
 	space   [scratchSize]byte
 	tooLong rpcError // the reply to a line over max, made when first needed
 	log     *logger  // nil unless -v
 
 	r     io.Reader
 	w     io.Writer
-	asked atomic.Int32 // askStop or askKill, set by serveUntilStopped
-	state atomic.Int32 // busy, waiting or stopped
-	owed  atomic.Bool  // a big line was answered: give memory back once idle
+	state loopState
+	big   atomic.Bool            // a big line was read since memory was last given back
+	spare atomic.Pointer[[]byte] // where the last big line was joined, see join
 }
 
 // newServer returns a server that reads requests from r and writes replies
@@ -323,16 +369,15 @@ type server struct {
 func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 	s := &server{r: r, w: w, max: maxMessage}
 	s.in = bufio.NewReaderSize(s, readSize)
-	s.out = writer{buf: make([]byte, 0, flushSize), out: s.write}
+	s.out = writer{buf: make([]byte, 0, flushSize), out: s.send}
 	s.scratch = s.space[:0]
 	return s
 }
 
-// run serves until input ends (nil), reading or writing fails, or it is
-// asked to stop (errStopped). Every reply owed is written before it
-// returns, but after askKill.
+// run serves until input ends (nil), reading or writing fails, or signals
+// stop it (errStopped). Every reply owed is written before it returns,
+// but after a second signal.
 func (s *server) run() error {
-	defer s.release() // if run ends inside a big line
 	for {
 		line, tooLong, err := s.readLine()
 		if err == io.EOF {
@@ -340,100 +385,128 @@ func (s *server) run() error {
 		} else if err != nil {
 			return err
 		}
-		if s.answer(line, tooLong); s.held > 0 {
-			s.release()
-			s.forget()
+		s.answer(line, tooLong)
+		s.req = request{} // it points into the line
+		if cap(line) >= bigLine {
+			s.spare.Store(&line)
+		}
+		if cap(s.scratch) > scratchSize {
+			s.scratch = s.space[:0]
 		}
 		switch {
 		case s.out.err != nil:
 			return s.out.err
-		case s.asked.Load() != 0:
+		case s.state.asked():
 			if err := s.out.flush(); err != nil {
 				return err
 			}
 			return errStopped
-		case len(s.out.buf) >= flushSize:
-			s.out.flush()
 		}
+		s.out.spill()
 	}
 }
 
 // readLine returns the next line without its "\n" or "\r\n", a last one
-// without "\n" included, and io.EOF after it. A line that fits the input
-// buffer is returned in place; a longer one is collected in pieces and
-// joined once; one over the limit is dropped as it is read, so its size
-// never shows in memory, and reported as tooLong. After a failed read,
-// the part of a line before it is not answered: it is not known whole.
+// without "\n" included, and io.EOF after it, without reading again: end
+// of input is the end, whatever came before it (a terminal may be read
+// again after a Ctrl-D). A line that fits the input buffer is returned in
+// place; a longer one is collected in pieces and joined once; one over
+// the limit is let go of as it is read, so it is never held whole, and
+// reported as tooLong, unless it is blank. After a failed read, the part
+// of a line before it is not answered: it is not known whole.
 func (s *server) readLine() (line []byte, tooLong bool, err error) {
+	if s.ended {
+		return nil, false, io.EOF
+	}
 	line, err = s.in.ReadSlice('\n')
 	if !s.started { // a byte order mark can only lead the input, and is not counted
 		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
 	}
 	var pieces [][]byte
-	size := 0 // bytes of the line before line: in pieces, or dropped
+	size, blank := 0, true // bytes of the line before line: in pieces, or let go of
 	for err == bufio.ErrBufferFull {
+		blank = blank && len(bytes.TrimLeft(line, " \t\r")) == 0
 		if size += len(line); size-1 <= s.max { // -1: it may end in "\r\n"; no overflow
 			pieces = append(pieces, bytes.Clone(line))
-			if size >= bigLine {
-				holdBigLine(size - s.held)
-				s.held = size
-			}
-		} else if pieces = nil; s.held > 0 { // over the limit: let go at once
-			s.release()
-			s.owed.Store(true)
+		} else if pieces != nil {
+			pieces = nil
+			s.big.Store(true) // to give back while the line's end is awaited
 		}
 		line, err = s.in.ReadSlice('\n')
 	}
-	if err != nil && (err != io.EOF || size == 0 && len(line) == 0) {
+	if s.ended = err == io.EOF; err != nil && (!s.ended || size == 0 && len(line) == 0) {
 		return nil, false, err
 	}
-	if s.started = true; size-1 > s.max {
+	s.started = true
+	if blank = blank && len(bytes.Trim(line, " \t\r\n")) == 0; size-1 > s.max && !blank {
 		return nil, true, nil
 	}
-	if len(pieces) > 0 {
+	switch {
+	case size >= bigLine && pieces != nil:
+		line = s.join(pieces, line)
+		// The pieces are garbage now. Collected with the line alone live,
+		// the heap's goal becomes twice the line, where a collection while
+		// both were live would leave it at four times: what answering the
+		// line makes (-v's log lines, a long problems text) is collected
+		// within the line's bound.
+		pieces = nil
+		runtime.GC()
+	case len(pieces) > 0:
 		line = slices.Concat(append(pieces, line)...)
 	}
+	if size >= bigLine {
+		s.big.Store(true)
+	}
 	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	return line, len(line) > s.max, nil
+	return line, len(line) > s.max && !blank, nil
 }
 
-// forget lets go of all that points into a big line or grew with it, for
-// the collector to take back once idle (see Read): the request in hand,
-// the scanner's line, notes and stack (a line of '[' needs a bit each),
-// and the space a tool's text was made in.
-func (s *server) forget() {
-	s.req, s.sc = request{}, scanner{}
-	s.scratch = s.space[:0]
-	s.owed.Store(true)
-}
-
-// release gives back what a big line held in bigLines.
-func (s *server) release() {
-	holdBigLine(-s.held)
-	s.held = 0
+// join returns a big line's pieces and its last part joined, in the
+// space the last big line was joined in if it fits (see spare). Big lines
+// back to back then take no new memory, nor leave the last one's behind:
+// each line would otherwise cost as much again in faults, as the runtime
+// gives the freed memory back to the system before the next takes it.
+func (s *server) join(pieces [][]byte, last []byte) []byte {
+	n := len(last)
+	for _, p := range pieces {
+		n += len(p)
+	}
+	var line []byte
+	if spare := s.spare.Swap(nil); spare != nil && cap(*spare) >= n {
+		line = (*spare)[:0]
+	} else {
+		line = make([]byte, 0, n)
+	}
+	for _, p := range pieces {
+		line = append(line, p...)
+	}
+	return append(line, last...)
 }
 
 // Read is what the input buffer reads, when it holds no whole line. It
 // writes what is owed first, so an interactive client gets each reply at
 // once while pipelined requests are answered in batches; then it reads
 // once, as a waiting server (errStopped if it was stopped meanwhile).
+//
 // After a big line, once idle for idleRelease, it gives the line's memory
 // back to the system, which an idle process would otherwise hold until
 // the runtime's forced collection (every 2 minutes) and its scavenger
-// return it. Not sooner: done after every big line, that costs 55% more
-// CPU a byte on a stream of 1 MiB lines (BenchmarkLongLines/1025KiB).
+// return it. Not at once: done after every big line, that costs more CPU
+// a byte on a stream of 1 MiB lines (BenchmarkLongLines/1025KiB) than the
+// line itself, as the next line's memory must be taken from the system
+// again. Big lines back to back are kept to their bound by readLine.
 func (s *server) Read(p []byte) (int, error) {
 	if err := s.out.flush(); err != nil {
 		return 0, err
 	}
-	s.state.Store(waiting)
-	if s.asked.Load() != 0 { // asked before it could see waiting
+	if !s.state.wait() {
 		return 0, errStopped
 	}
 	var release *time.Timer
-	if s.owed.Load() {
+	if s.big.Load() {
 		release = time.AfterFunc(idleRelease, func() {
-			if s.state.Load() == waiting && s.owed.Swap(false) {
+			if s.state.v.Load() == waiting && s.big.Swap(false) {
+				s.spare.Store(nil)
 				debug.FreeOSMemory()
 			}
 		})
@@ -442,76 +515,22 @@ func (s *server) Read(p []byte) (int, error) {
 	if release != nil {
 		release.Stop()
 	}
-	if !s.state.CompareAndSwap(waiting, busy) {
+	if !s.state.wake() {
 		return 0, errStopped
 	}
 	return n, err
 }
 
-// write is the writer's output: it writes all of p, and after askKill
-// stops the loop (returns errStopped) once the output ends a line.
-func (s *server) write(p []byte) error {
+// send is the writer's output: it writes all of p, and after a second
+// signal stops the loop (returns errStopped) once the output ends a line.
+func (s *server) send(p []byte) error {
 	if _, err := s.w.Write(p); err != nil {
 		return err
 	}
-	if s.asked.Load() == askKill && p[len(p)-1] == '\n' {
+	if s.state.lineEnded(p) {
 		return errStopped
 	}
 	return nil
-}
-
-// ==== The collector policy for big lines ====
-
-// bigLine is the line length from which the policy below applies, and
-// the line's memory is given back once idle: below it, that costs more
-// than it saves.
-const bigLine = 1 << 20
-
-// bigLines is the collector policy for big lines. While one is read or
-// answered, collection is off: it would find next to nothing, and its
-// workers would take the second core from the client (with it on, a byte
-// of 16 MiB lines costs twice the CPU, of 1 MiB lines 43% more:
-// BenchmarkLongLines). A memory limit stands in: what the process used
-// when the first big line came, plus twice the bytes held (pieces and
-// joined line), plus bigLineSlack, so that whatever else is allocated
-// meanwhile (log lines, say) is collected before memory passes that. The
-// settings are the process's: the first big line in saves them and the
-// last one out restores them, however many servers the process runs
-// (the tests run several at once).
-var bigLines struct {
-	sync.Mutex
-	held    int   // bytes of big lines held
-	base    int64 // memory in use when the first came
-	percent int   // the GC percent to restore
-	limit   int64 // the memory limit to restore
-}
-
-// bigLineSlack is what the limit allows beyond the rest: room for the
-// runtime's own memory and headroom, so that joining a line's pieces does
-// not set off a collection.
-const bigLineSlack = 4 << 20
-
-// holdBigLine adds n bytes, or takes them away if n is negative, to the
-// big lines held.
-func holdBigLine(n int) {
-	b := &bigLines
-	b.Lock()
-	defer b.Unlock()
-	if n == 0 {
-		return
-	}
-	if b.held == 0 {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		b.base = int64(ms.Sys - ms.HeapReleased) // what the memory limit counts
-		b.percent, b.limit = debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
-	}
-	if b.held += n; b.held > 0 {
-		debug.SetMemoryLimit(min(b.limit, b.base+int64(2*b.held+bigLineSlack)))
-		return
-	}
-	debug.SetGCPercent(b.percent)
-	debug.SetMemoryLimit(b.limit)
 }
 
 // ==== Standard I/O and the log ====
@@ -525,8 +544,11 @@ type retryReader struct{ r io.Reader }
 func (r retryReader) Read(p []byte) (int, error) {
 	for wait := time.Millisecond; ; wait = min(2*wait, maxBackoff) {
 		n, err := r.r.Read(p)
-		if n > 0 || !errors.Is(err, syscall.EAGAIN) {
+		switch {
+		case !errors.Is(err, syscall.EAGAIN):
 			return n, err
+		case n > 0:
+			return n, nil
 		}
 		time.Sleep(wait)
 	}
@@ -558,17 +580,18 @@ func (w retryWriter) Write(p []byte) (int, error) {
 // logger writes diagnostic lines to standard error from its own goroutine,
 // so the protocol never waits on it: a line that finds the queue full is
 // dropped and counted, the count written before the next line that gets
-// out. It holds at most maxLogLines lines of at most maxLogLine bytes.
+// out. It holds at most maxLogLines lines of at most maxLogLine bytes. A
+// nil logger logs nothing.
 type logger struct {
 	lines   chan string
 	dropped atomic.Int64 // lines dropped and not yet counted in the log
-	stop    chan stop    // sent by close
+	closing chan closing // sent by close
 	done    chan struct{}
 }
 
-// stop ends the log: the reason for stopping, last, and when to begin
-// counting queued lines instead of writing them.
-type stop struct {
+// closing is what close tells the log: its last line, the reason for
+// stopping, and when to begin counting queued lines instead of writing them.
+type closing struct {
 	last  string
 	hurry time.Time
 }
@@ -583,19 +606,18 @@ const (
 
 // newLogger starts a logger writing to w.
 func newLogger(w io.Writer) *logger {
-	l := &logger{lines: make(chan string, maxLogLines), stop: make(chan stop, 1), done: make(chan struct{})}
-	go l.write(w)
+	l := &logger{lines: make(chan string, maxLogLines), closing: make(chan closing, 1), done: make(chan struct{})}
+	go l.loop(w)
 	return l
 }
 
-// write writes queued lines to w until close, then the rest of the queue
+// loop writes queued lines to w until close, then the rest of the queue
 // and the reason for stopping. Lines still queued half of logWait after
 // close are counted instead of written, so that the count and the reason
-// still get out in the other half when stderr drains slowly (read at
-// 5-20 KiB/s from the end of 300,000 requests, they did; without it, the
-// reason was lost with 463-885 lines). After a failed write, stderr is
+// still get out in the other half when stderr drains slowly
+// (TestLogAccounting reads it late). After a failed write, stderr is
 // gone: it writes no more.
-func (l *logger) write(w io.Writer) {
+func (l *logger) loop(w io.Writer) {
 	defer close(l.done)
 	var err error
 	put := func(line string) {
@@ -610,20 +632,16 @@ func (l *logger) write(w io.Writer) {
 		select {
 		case line := <-l.lines:
 			put(line)
-		case st := <-l.stop:
-			for {
-				select {
-				case line := <-l.lines:
-					if time.Now().Before(st.hurry) {
-						put(line)
-					} else {
-						l.dropped.Add(1)
-					}
-				default:
-					put(st.last)
-					return
-				}
+		case c := <-l.closing:
+			for len(l.lines) > 0 && time.Now().Before(c.hurry) {
+				put(<-l.lines)
 			}
+			for len(l.lines) > 0 {
+				<-l.lines
+				l.dropped.Add(1)
+			}
+			put(c.last)
+			return
 		}
 	}
 }
@@ -631,7 +649,7 @@ func (l *logger) write(w io.Writer) {
 // request logs a message's outcome: `mcp: "METHOD" id=ID TIME ok`, or
 // `tool error` for a tool result that reports one, or `error CODE` and
 // why, if known; for a message that is not a request (method nil),
-// `mcp: - id=ID error CODE`. With a nil logger it costs nothing.
+// `mcp: - id=ID error CODE`. method is the method's JSON string as sent.
 func (l *logger) request(method, id []byte, start time.Time, err *rpcError, toolError bool) {
 	if l == nil {
 		return
@@ -648,22 +666,30 @@ func (l *logger) request(method, id []byte, start time.Time, err *rpcError, tool
 	if method == nil {
 		l.printf("mcp: - id=%s %s", logID(id), outcome)
 	} else {
-		l.printf("mcp: %s id=%s %v %s", logText(method), logID(id), time.Since(start), outcome)
+		l.printf("mcp: %s id=%s %v %s", logString(method), logID(id), time.Since(start), outcome)
 	}
 }
 
-// printf queues one line, or drops and counts it. Its arguments are made
-// before the call, so callers without request's nil check make their own.
-// The queue is never closed: a line queued after close, as the serve loop
-// may still log when a signal stops the process, is lost.
+// printf queues one line, or drops and counts it; cut at maxLogLine bytes,
+// at the start of a character. Its arguments are made before the call,
+// so callers without request's nil check make their own. The queue is
+// never closed: a line queued after close, as the serve loop may still
+// log when a signal stops the process, is lost.
 func (l *logger) printf(format string, a ...any) {
+	if l == nil {
+		return
+	}
 	if len(l.lines) == cap(l.lines) {
 		l.dropped.Add(1) // without making the line
 		return
 	}
 	line := fmt.Sprintf(format, a...)
 	if len(line) > maxLogLine {
-		line = line[:maxLogLine-3] + "..."
+		n := maxLogLine - 3
+		for line[n]&0xC0 == 0x80 {
+			n--
+		}
+		line = line[:n] + "..."
 	}
 	select {
 	case l.lines <- line + "\n":
@@ -672,45 +698,59 @@ func (l *logger) printf(format string, a ...any) {
 	}
 }
 
-// logText quotes client text for the log, Go-style, so that control
-// characters and newlines cannot forge lines or reach the terminal raw;
-// text over maxLogField bytes is cut, and its length shown.
-func logText(b []byte) string {
-	return strconv.Quote(string(b[:min(len(b), maxLogField)])) + cut(b)
+// logQuote quotes text for the log, Go-style, so that control characters
+// and newlines cannot forge lines or reach the terminal raw; text over
+// maxLogField bytes is cut, and its length shown.
+func logQuote(b []byte) string {
+	return strconv.Quote(string(b[:min(len(b), maxLogField)])) + cutNote(len(b) > maxLogField, len(b))
 }
 
-// cut is what follows the start of a text cut at maxLogField bytes.
-func cut(b []byte) string {
-	if len(b) <= maxLogField {
+// cutNote is what follows text of n bytes that was cut: "...N bytes".
+func cutNote(cut bool, n int) string {
+	if !cut {
 		return ""
 	}
-	return "..." + strconv.Itoa(len(b)) + " bytes"
+	return "..." + strconv.Itoa(n) + " bytes"
 }
 
-// logID shows a request id in the log: a string decoded (if it is short
-// enough to be worth it) and quoted by logText, a number as it came, cut
-// the same way, or "null".
+// logString shows a JSON string (lit) in the log as its text, quoted by
+// logQuote: of a long one, only the start is decoded, and its length as
+// sent is shown.
+func logString(lit []byte) string {
+	body, k := lit[1:len(lit)-1], 0 // body[:k] is decoded, and ends where an escape does
+	for k < len(body) && k < maxLookup {
+		if body[k] == '\\' {
+			_, n := readEscape(body, k)
+			k += n
+		} else {
+			k++
+		}
+	}
+	text := unquote(nil, body[:k])
+	return strconv.Quote(string(text[:min(len(text), maxLogField)])) + cutNote(k < len(body) || len(text) > maxLogField, len(body))
+}
+
+// logID shows a request id in the log: a string as logString shows it, a
+// number as it came, cut the same way, or "null".
 func logID(id []byte) string {
 	switch {
 	case id == nil:
 		return "null"
-	case id[0] == '"' && len(id) <= maxLookup:
-		return logText(unquote(nil, id[1:len(id)-1]))
 	case id[0] == '"':
-		return logText(id[1 : len(id)-1])
+		return logString(id)
 	}
-	return string(id[:min(len(id), maxLogField)]) + cut(id)
+	return string(id[:min(len(id), maxLogField)]) + cutNote(len(id) > maxLogField, len(id))
 }
 
 // close ends the log with last, the reason for stopping, written after
 // the lines still queued and the count of those dropped, and waits up to
-// logWait for stderr to take them (see write); if it takes nothing in
+// logWait for stderr to take them (see loop); if it takes nothing in
 // that time, mcp exits without them.
 func (l *logger) close(last string) {
 	if l == nil {
 		return
 	}
-	l.stop <- stop{last + "\n", time.Now().Add(logWait / 2)}
+	l.closing <- closing{last + "\n", time.Now().Add(logWait / 2)}
 	select {
 	case <-l.done:
 	case <-time.After(logWait):

@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -241,7 +242,7 @@ func (t *tool) problems(dst []byte, vals [][]byte, extra []byte) []byte {
 	}
 	if extra != nil {
 		problem(`unexpected argument "`)
-		dst = unquote(dst, extra[1:len(extra)-1])
+		dst = unquote(slices.Grow(dst, len(extra)), extra[1:len(extra)-1]) // once, for a long one
 		dst = append(dst, `" (allowed: `...)
 		for i, a := range t.args {
 			if i > 0 {
