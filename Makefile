@@ -5,6 +5,9 @@ GO       ?= go
 # VERSION is serverVersion in handlers.go, the one place it is written;
 # COMMIT is what go build itself records from git (empty: none, "devel").
 VERSION  := $(shell sed -n 's/^[[:space:]]*serverVersion *= *"\(.*\)"$$/\1/p' handlers.go)
+ifeq ($(VERSION),)
+$(error cannot read serverVersion = "..." from handlers.go: the Makefile reads the version from that line)
+endif
 COMMIT   ?= $(shell git rev-parse --short=7 HEAD 2>/dev/null)$(shell git status --porcelain 2>/dev/null | grep -q . && echo -dirty)
 LDFLAGS  := -s -w -X main.commit=$(COMMIT)
 FUZZTIME ?= 20s

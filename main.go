@@ -173,22 +173,33 @@ func (n *byteCount) Set(s string) error {
 // release after a big line, -v's wait at exit, a second signal's
 // deadline) and which takes file descriptors: two on Linux (epoll and
 // eventfd), one with kqueue. Without them, the first timer would be a
-// fatal error mid-session. So two are asked for first, by system calls
-// that do not start the poller, unlike os.Open.
+// fatal error mid-session, so they are asked for first.
 func startPoller() error {
-	a, errA := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
-	b, errB := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
-	if errA == nil {
-		syscall.Close(a)
-	}
-	if errB == nil {
-		syscall.Close(b)
-	}
-	if errA != nil || errB != nil {
+	if !freeDescriptors(2) {
 		return errors.New("too few file descriptors: mcp needs 2 besides standard input, output and error (see ulimit -n)")
 	}
 	time.Sleep(time.Nanosecond) // a timer: the poller starts now, taking them
 	return nil
+}
+
+// freeDescriptors reports whether n file descriptors are free, by opening
+// them and closing them again, with system calls that do not start the
+// poller, unlike os.Open.
+func freeDescriptors(n int) bool {
+	fds := make([]int, 0, n)
+	defer func() {
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+	}()
+	for range n {
+		fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
+		if err != nil {
+			return false
+		}
+		fds = append(fds, fd)
+	}
+	return true
 }
 
 // usage prints the help text: flags, methods, tools, resources and
