@@ -137,13 +137,13 @@ var methods = []struct {
 }{
 	{"tools/call", false, (*server).handleToolsCall},
 	{"resources/read", false, (*server).handleResourcesRead},
-	{"tools/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().toolsList) }},
-	{"resources/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().resourcesList) }},
-	{"resources/templates/list", false, func(_ *server, req *request) reply { return catalogue(req, fixed().templatesList) }},
+	{"tools/list", false, func(_ *server, req *request) reply { return listReply(req, results().toolsList) }},
+	{"resources/list", false, func(_ *server, req *request) reply { return listReply(req, results().resourcesList) }},
+	{"resources/templates/list", false, func(_ *server, req *request) reply { return listReply(req, results().templatesList) }},
 	{"initialize", true, (*server).handleInitialize},
 	{"ping", true, func(*server, *request) reply { return fixedReply("{}") }},
 	// It is answered in either era, in its only shape, the 2026-07-28 one.
-	{"server/discover", false, func(*server, *request) reply { return fixedReply(fixed().discover) }},
+	{"server/discover", false, func(*server, *request) reply { return fixedReply(results().discover) }},
 }
 
 // Who we are, in initialize and server/discover results. serverVersion is
@@ -159,21 +159,18 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
-// fixedResults are the results that never change, encoded once. Each
-// pair is [legacy, 2026-07-28]: the second leads with resultType and, as
-// the catalogue is fixed for the life of the process, ends with cache
-// hints that let any client keep it an hour.
+// fixedResults are the results that never change, encoded once.
 type fixedResults struct {
 	initialize                              []string // by legacyVersions
 	discover                                string
 	unsupported                             string // the data of Unsupported protocol version, but the version asked for
-	toolsList, resourcesList, templatesList [2]string
-	read                                    [][2]string // by resources
+	toolsList, resourcesList, templatesList bothEras
+	read                                    []bothEras // by resources
 }
 
-// fixed encodes the fixed results on first use, not in package
+// results encodes the fixed results on first use, not in package
 // initialisation: that runs before main installs its signal handler.
-var fixed = sync.OnceValue(func() *fixedResults {
+var results = sync.OnceValue(func() *fixedResults {
 	capabilities := `"capabilities":{"tools":{},"resources":{}}`
 	info := `{"name":` + quote(serverName) + `,"version":` + quote(serverVersion) + `}`
 	supported := quoteList(append([]string{modernVersion}, legacyVersions...))
@@ -181,23 +178,36 @@ var fixed = sync.OnceValue(func() *fixedResults {
 		discover: `{"resultType":"complete","supportedVersions":` + supported +
 			`,` + capabilities + `,"_meta":{"io.modelcontextprotocol/serverInfo":` + info + `},"ttlMs":3600000,"cacheScope":"public"}`,
 		unsupported:   `{"supported":` + supported + `,"requested":`,
-		toolsList:     inBothShapes(toolList()),
-		resourcesList: inBothShapes(resourceList()),
-		templatesList: inBothShapes(`"resourceTemplates":[]`),
+		toolsList:     inBothEras(toolList()),
+		resourcesList: inBothEras(resourceList()),
+		templatesList: inBothEras(`"resourceTemplates":[]`),
 	}
 	for _, v := range legacyVersions {
 		f.initialize = append(f.initialize, `{"protocolVersion":`+quote(v)+`,`+capabilities+`,"serverInfo":`+info+`}`)
 	}
 	for _, r := range resources {
-		f.read = append(f.read, inBothShapes(readBody(r)))
+		f.read = append(f.read, inBothEras(readBody(r)))
 	}
 	return f
 })
 
-// inBothShapes returns a result with the given members in its legacy
-// shape and in its 2026-07-28 shape, with the cache hints.
-func inBothShapes(members string) [2]string {
-	return [2]string{"{" + members + "}", `{"resultType":"complete",` + members + `,"ttlMs":3600000,"cacheScope":"public"}`}
+// bothEras is a result in its legacy shape and in its 2026-07-28 one,
+// which leads with resultType and, as the catalogue is fixed for the
+// life of the process, ends with cache hints that let any client keep it
+// an hour.
+type bothEras struct{ legacy, modern string }
+
+// inBothEras returns the result with the given members in both shapes.
+func inBothEras(members string) bothEras {
+	return bothEras{"{" + members + "}", `{"resultType":"complete",` + members + `,"ttlMs":3600000,"cacheScope":"public"}`}
+}
+
+// in returns the result in the shape of the request's era.
+func (b bothEras) in(req *request) string {
+	if req.modern {
+		return b.modern
+	}
+	return b.legacy
 }
 
 // request is one JSON-RPC request, decoded: slices of the line it came in,
@@ -496,19 +506,16 @@ func (s *server) handleInitialize(req *request) reply {
 	if v := req.protocolVersion; v != nil && v[0] == '"' {
 		i = max(legacyIndex(s.sc.decode(v)), 0)
 	}
-	return fixedReply(fixed().initialize[i])
+	return fixedReply(results().initialize[i])
 }
 
-// catalogue answers a list method with its catalogue's result, in the
-// request's era. We never paginate, so any cursor is one we did not issue.
-func catalogue(req *request, result [2]string) reply {
+// listReply answers a list method with its catalogue's result. We never
+// paginate, so any cursor is one we did not issue.
+func listReply(req *request, list bothEras) reply {
 	if req.cursor != nil {
 		return errorReply(invalidParams("params.cursor", req.cursor, "absent: mcp issues no cursors"))
 	}
-	if req.modern {
-		return fixedReply(result[1])
-	}
-	return fixedReply(result[0])
+	return fixedReply(list.in(req))
 }
 
 // handleToolsCall checks the arguments against the tool's inputSchema and
@@ -559,21 +566,13 @@ func (s *server) handleResourcesRead(req *request) reply {
 		return errorReply(invalidParams("params.uri", req.uri, "a string"))
 	}
 	if i := findResource(s.sc.decode(req.uri)); i >= 0 {
-		return fixedReply(fixed().read[i][b2i(req.modern)])
+		return fixedReply(results().read[i].in(req))
 	}
 	code := codeResourceNotFound
 	if req.modern {
 		code = codeInvalidParams
 	}
 	return errorReply(rpcError{code: code, message: "Resource not found", uri: req.uri})
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // ==== Part 2: reading JSON ====
@@ -962,9 +961,10 @@ func (sc *scanner) skipValue(i int) int {
 
 // skipString returns the index just past the valid JSON string at b[i]:
 // past the first '"' that does not end a run of backslashes of odd
-// length, each found by bytes.IndexByte, which is vectorised (32 bytes at
-// a time on amd64): a string of megabytes is stepped over in a tenth of
-// the time that eight bytes at a time take.
+// length, each found by bytes.IndexByte, 32 bytes at a time on amd64. A
+// walk steps over an echo's text up to three times (envelope, params,
+// arguments): at nextSpecial's eight bytes at a time, ten 16 MiB echoes
+// (BenchmarkLongLines/16384KiB) took more than twice the CPU.
 func skipString(b []byte, i int) int {
 	for i++; ; i++ {
 		i += bytes.IndexByte(b[i:], '"')
@@ -1119,8 +1119,9 @@ func parseNumber(lit []byte) float64 {
 }
 
 // decimal is a number's magnitude as its literal gives it: 0.D x 10^point,
-// where D is its significant digits, from the first to the last nonzero,
-// and w is their first 19 at most (which fit a uint64), nw of them.
+// where D is its significant digits, from the first to the last nonzero.
+// w holds the literal's first 19 digits from D's first (which fit a
+// uint64), nw of them: past D's last, those are zeros.
 type decimal struct {
 	digits []byte // the literal from D's first digit to its last, maybe with the '.'
 	n      int    // how many digits D has
@@ -1364,7 +1365,7 @@ func (z *nat) cmp(y *nat) int {
 
 // ==== Part 3: writing JSON ====
 //
-// Every string is written as JSON.stringify writes it (see appendText),
+// Every string is written as JSON.stringify writes it (see appendBody),
 // every number as String(n) writes it (see appendNumber).
 
 // writer holds the output not yet written. Replies are appended to buf
@@ -1373,7 +1374,7 @@ func (z *nat) cmp(y *nat) int {
 // the writer touches buf.
 type writer struct {
 	buf     []byte
-	out     func([]byte) error // writes all of its argument (server.write)
+	out     func([]byte) error // writes all of its argument (server.send)
 	err     error              // the first failed write; later output is dropped
 	flushes int                // times buf was written or dropped, see mark
 }
@@ -1439,9 +1440,9 @@ func (w *writer) reply(id []byte, r *reply) {
 	case id == nil:
 		w.buf = append(w.buf, "null"...)
 	case id[0] == '"':
-		w.quoted(id[1:len(id)-1], fromRequest)
+		w.jsonString(id[1:len(id)-1], fromRequest)
 	default:
-		w.raw(id)
+		w.body(id, fromRequest) // digits, written as they came
 	}
 	switch {
 	case r.err.code != 0:
@@ -1465,7 +1466,7 @@ func (w *writer) toolResult(t *toolResult, modern bool) {
 	if t.form == numberText {
 		w.buf = append(appendNumber(append(w.buf, '"'), t.number), '"')
 	} else {
-		w.quoted(t.text, t.form)
+		w.jsonString(t.text, t.form)
 	}
 	w.buf = strconv.AppendBool(append(w.buf, `}],"isError":`...), t.isError)
 	w.buf = append(w.buf, '}')
@@ -1474,17 +1475,18 @@ func (w *writer) toolResult(t *toolResult, modern bool) {
 // error writes a reply's error member.
 func (w *writer) error(e *rpcError) {
 	w.buf = strconv.AppendInt(append(w.buf, `,"error":{"code":`...), int64(e.code), 10)
-	w.buf, _ = appendText(append(w.buf, `,"message":"`...), []byte(e.message), len(e.message), false)
-	w.text(e.tool, fromRequest)
+	w.buf = append(w.buf, `,"message":"`...)
+	w.body([]byte(e.message), plainText)
+	w.body(e.tool, fromRequest)
 	w.buf = append(w.buf, '"')
 	switch {
 	case e.uri != nil:
 		w.buf = append(w.buf, `,"data":{"uri":`...)
-		w.quoted(e.uri[1:len(e.uri)-1], fromRequest)
+		w.jsonString(e.uri[1:len(e.uri)-1], fromRequest)
 		w.buf = append(w.buf, '}')
 	case e.version != nil:
-		w.buf = append(append(w.buf, `,"data":`...), fixed().unsupported...)
-		w.quoted(e.version[1:len(e.version)-1], fromRequest)
+		w.buf = append(append(w.buf, `,"data":`...), results().unsupported...)
+		w.jsonString(e.version[1:len(e.version)-1], fromRequest)
 		w.buf = append(w.buf, '}')
 	case e.data != "":
 		w.buf = append(append(w.buf, `,"data":`...), e.data...)
@@ -1492,41 +1494,30 @@ func (w *writer) error(e *rpcError) {
 	w.buf = append(w.buf, '}')
 }
 
-// textChunk is how much text is appended at a time before spill may
-// write out what is pending.
-const textChunk = 64 << 10
+// bodyChunk is how much of a string is appended at a time before spill
+// may write out what is pending.
+const bodyChunk = 64 << 10
 
-// raw writes JSON from the client that needs no change (a numeric id), in
-// pieces, as text does: it can be as long as a line.
-func (w *writer) raw(b []byte) {
-	for len(b) > 0 {
-		n := min(len(b), textChunk)
-		w.buf = append(w.buf, b[:n]...)
-		b = b[n:]
-		w.spill()
-	}
-}
-
-// quoted writes s as a JSON string, see text.
-func (w *writer) quoted(s []byte, form textForm) {
+// jsonString writes s as a JSON string, see body.
+func (w *writer) jsonString(s []byte, form textForm) {
 	w.buf = append(w.buf, '"')
-	w.text(s, form)
+	w.body(s, form)
 	w.buf = append(w.buf, '"')
 }
 
-// text writes s, plain text or (form fromRequest) a JSON string's body
-// from the request, as the body of a JSON string (see appendText), in
-// pieces of textChunk bytes, writing out what is pending after each: it
+// body writes s, plain text or (form fromRequest) a JSON string's body
+// from the request, as the body of a JSON string (see appendBody), in
+// pieces of bodyChunk bytes, writing out what is pending after each: it
 // can be as long as a line, and three times longer once written (each
 // byte that is not UTF-8 becomes U+FFFD), so it is never held whole. A
 // piece that is UTF-8 with nothing to escape is copied as it is, which
-// bytes.IndexByte and utf8.Valid, eight bytes at a time, tell sooner than
-// appendText: without it, BenchmarkEcho16MiB takes half as long again.
-func (w *writer) text(s []byte, form textForm) {
+// bytes.IndexByte (32 bytes at a time) and utf8.Valid (8) tell sooner
+// than appendBody: without it, BenchmarkEcho16MiB takes half as long again.
+func (w *writer) body(s []byte, form textForm) {
 	for len(s) > 0 {
 		n := len(s)
-		if n > textChunk {
-			n = textChunk
+		if n > bodyChunk {
+			n = bodyChunk
 			for k := 0; k < 3 && s[n]&0xC0 == 0x80; k++ {
 				n-- // to the start of a character, if the text is UTF-8
 			}
@@ -1537,14 +1528,14 @@ func (w *writer) text(s []byte, form textForm) {
 			form == plainText && nextSpecial(chunk, 0, false) == n && utf8.Valid(chunk):
 			w.buf = append(w.buf, chunk...)
 		default:
-			w.buf, n = appendText(w.buf, s, n, form == fromRequest)
+			w.buf, n = appendBody(w.buf, s, n, form == fromRequest)
 		}
 		s = s[n:]
 		w.spill()
 	}
 }
 
-// appendText appends the start of s, up to the first character boundary
+// appendBody appends the start of s, up to the first character boundary
 // at or after limit, as the body of a JSON string, and returns how many
 // bytes of s that took. s is plain text, or (fromJSON) the body of a JSON
 // string that the scan validated, whose escapes it decodes first. Either
@@ -1552,12 +1543,10 @@ func (w *writer) text(s []byte, form textForm) {
 // reads: '"' and '\\' escaped, \b \f \n \r \t by name, other control
 // characters as \u00xx, lone surrogates as \udxxx, the rest as UTF-8 (no
 // HTML escaping; U+2028 and U+2029 raw). Bytes that are not UTF-8 read as
-// U+FFFD, one per maximal invalid subpart, as in the WHATWG Encoding
-// standard that TextDecoder follows; but in plain text, a surrogate in the
-// three bytes WTF-8 gives it (see unquote) reads as that surrogate, and a
-// high one followed by a low one as the character the pair stands for.
-// Runs that need no change are copied whole.
-func appendText(dst, s []byte, limit int, fromJSON bool) ([]byte, int) {
+// U+FFFD by the WHATWG rule, but in plain text the three bytes WTF-8
+// gives a surrogate read as that surrogate (see decodeRune). Runs that
+// need no change are copied whole.
+func appendBody(dst, s []byte, limit int, fromJSON bool) ([]byte, int) {
 	limit = min(limit, len(s))
 	run, i := 0, 0 // s[run:i] is copied as it is
 	for {
@@ -1586,7 +1575,7 @@ func appendText(dst, s []byte, limit int, fromJSON bool) ([]byte, int) {
 
 // quote returns the text s, of ours, as a JSON string.
 func quote(s string) string {
-	b, _ := appendText([]byte{'"'}, []byte(s), len(s), false)
+	b, _ := appendBody([]byte{'"'}, []byte(s), len(s), false)
 	return string(append(b, '"'))
 }
 

@@ -87,9 +87,10 @@ const (
 	scratchSize = 1 << 10
 	// killWait is how long a second signal lets the line being written take.
 	killWait = 2 * time.Second
-	// bigLine is the line length from which a line's memory is given back
-	// to the system (see readLine and Read): below it, that costs more
-	// than it saves.
+	// bigLine is the line length from which the memory a line takes is
+	// managed: reused for the next big line, collected once the line is
+	// read (see readLine), given back to the system once idle (see Read).
+	// Below it, that costs more than it saves.
 	bigLine = 1 << 20
 	// idleRelease is how long the server waits, idle after a big line,
 	// before it gives that line's memory back to the operating system.
@@ -101,7 +102,7 @@ const (
 func main() {
 	// First: until signal.Notify, SIGINT, SIGTERM and SIGHUP kill the
 	// process. Before it run only the runtime's start-up and package
-	// initialisation, in which nothing can block (see constants).
+	// initialisation, in which nothing can block (see results).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	// A closed stdout or stderr is then a write error, not death by SIGPIPE.
@@ -269,7 +270,7 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 		select {
 		case err := <-done:
 			switch {
-			case err == errStopped:
+			case err == errSignalled:
 				return signalled(got)
 			case err != nil:
 				return 1, err.Error()
@@ -297,8 +298,8 @@ func signalled(got []os.Signal) (code int, why string) {
 	return 128 + int(got[0].(syscall.Signal)), got[0].String() + ", then " + got[1].String()
 }
 
-// errStopped is what run returns when signals stopped it.
-var errStopped = errors.New("stopped by a signal")
+// errSignalled is what run returns when signals stopped it.
+var errSignalled = errors.New("stopped by signals")
 
 // loopState is where the serve loop is, which signals change from
 // outside: busy (answering or writing), waiting (in a read, with every
@@ -341,6 +342,9 @@ func (st *loopState) stop() (idle bool) {
 		}
 	}
 }
+
+// idle reports whether the loop is waiting for input.
+func (st *loopState) idle() bool { return st.v.Load() == waiting }
 
 // asked reports whether a signal asked the loop to stop.
 func (st *loopState) asked() bool { return st.v.Load() >= stopping }
@@ -386,7 +390,7 @@ func newServer(r io.Reader, w io.Writer, maxMessage int) *server {
 }
 
 // run serves until input ends (nil), reading or writing fails, or signals
-// stop it (errStopped). Every reply owed is written before it returns,
+// stop it (errSignalled). Every reply owed is written before it returns,
 // but after a second signal.
 func (s *server) run() error {
 	for {
@@ -399,7 +403,8 @@ func (s *server) run() error {
 		s.answer(line, tooLong)
 		s.req = request{} // it points into the line
 		if cap(line) >= bigLine {
-			s.spare.Store(&line)
+			spare := line[:0] // a copy, so that only a big line's escapes
+			s.spare.Store(&spare)
 		}
 		if cap(s.scratch) > scratchSize {
 			s.scratch = s.space[:0]
@@ -411,7 +416,7 @@ func (s *server) run() error {
 			if err := s.out.flush(); err != nil {
 				return err
 			}
-			return errStopped
+			return errSignalled
 		}
 		s.out.spill()
 	}
@@ -497,7 +502,7 @@ func (s *server) join(pieces [][]byte, last []byte) []byte {
 // Read is what the input buffer reads, when it holds no whole line. It
 // writes what is owed first, so an interactive client gets each reply at
 // once while pipelined requests are answered in batches; then it reads
-// once, as a waiting server (errStopped if it was stopped meanwhile).
+// once, as a waiting server (errSignalled if it was stopped meanwhile).
 //
 // After a big line, once idle for idleRelease, it gives the line's memory
 // back to the system, which an idle process would otherwise hold until
@@ -511,12 +516,12 @@ func (s *server) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	if !s.state.wait() {
-		return 0, errStopped
+		return 0, errSignalled
 	}
 	var release *time.Timer
 	if s.big.Load() {
 		release = time.AfterFunc(idleRelease, func() {
-			if s.state.v.Load() == waiting && s.big.Swap(false) {
+			if s.state.idle() && s.big.Swap(false) {
 				s.spare.Store(nil)
 				debug.FreeOSMemory()
 			}
@@ -527,19 +532,19 @@ func (s *server) Read(p []byte) (int, error) {
 		release.Stop()
 	}
 	if !s.state.wake() {
-		return 0, errStopped
+		return 0, errSignalled
 	}
 	return n, err
 }
 
 // send is the writer's output: it writes all of p, and after a second
-// signal stops the loop (returns errStopped) once the output ends a line.
+// signal stops the loop (returns errSignalled) once the output ends a line.
 func (s *server) send(p []byte) error {
 	if _, err := s.w.Write(p); err != nil {
 		return err
 	}
 	if s.state.lineEnded(p) {
-		return errStopped
+		return errSignalled
 	}
 	return nil
 }

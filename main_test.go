@@ -607,7 +607,7 @@ func TestStringEncoding(t *testing.T) {
 func encodeString(lit []byte) []byte {
 	var out bytes.Buffer
 	w := writer{out: func(p []byte) error { _, err := out.Write(p); return err }}
-	w.quoted(lit[1:len(lit)-1], fromRequest)
+	w.jsonString(lit[1:len(lit)-1], fromRequest)
 	w.flush()
 	return out.Bytes()
 }
@@ -741,11 +741,11 @@ func jsStringify(units []uint16) string {
 // unquoted is a JSON string's body.
 func unquoted(lit string) string { return lit[1 : len(lit)-1] }
 
-// plainBody is appendText on the whole of s, plain text, quoted.
+// plainBody is appendBody on the whole of s, plain text, quoted.
 func plainBody(s []byte) string {
-	b, n := appendText([]byte{'"'}, s, len(s), false)
+	b, n := appendBody([]byte{'"'}, s, len(s), false)
 	if n != len(s) {
-		panic("appendText stopped short")
+		panic("appendBody stopped short")
 	}
 	return string(append(b, '"'))
 }
@@ -753,7 +753,7 @@ func plainBody(s []byte) string {
 // TestDecodeRune: text is written as JavaScript reads and writes it,
 // plain text and a JSON string's body alike, for every sequence of up to
 // three bytes, and of four with a lead byte of a multi-byte sequence and
-// bytes at the standard's boundaries after it: appendText against the
+// bytes at the standard's boundaries after it: appendBody against the
 // references jsDecode, jsParseString and jsStringify.
 func TestDecodeRune(t *testing.T) {
 	var set []byte // every byte over 0x7F, and some under
@@ -2740,7 +2740,11 @@ func TestBoundedMemory(t *testing.T) {
 			c.stdin.Close()
 			lines := <-replies
 			c.finish(t)
-			if want := 2 * b2i(!strings.HasPrefix(tc.name, "notification")); lines != want {
+			want := 2
+			if strings.HasPrefix(tc.name, "notification") {
+				want = 0
+			}
+			if lines != want {
 				t.Errorf("%d reply lines, want %d", lines, want)
 			}
 			if peak > bound || peak < len(tc.line)/2 {
@@ -2912,7 +2916,8 @@ func TestNonblockingPipes(t *testing.T) {
 // TestSecondSignalEndsAtLineEnd: SIGINT then SIGTERM 1 ms later, as when
 // Ctrl-C reaches the process group and then the client kills its child,
 // while a 32 MiB reply is being written: the process exits promptly with
-// 128+SIGINT, and stdout ends with a whole line.
+// 128+the signal it received first (or 0, if the reply was out before the
+// second came), and stdout ends with a whole line.
 func TestSecondSignalEndsAtLineEnd(t *testing.T) {
 	t.Parallel()
 	call := echoCall("1", `"`+largeText(32<<20)+`"`) + "\n"
@@ -2931,7 +2936,9 @@ func TestSecondSignalEndsAtLineEnd(t *testing.T) {
 		c.cmd.Process.Signal(syscall.SIGTERM)
 		_, _, last, err := countReplies(c.stdout, []byte("\n"))
 		_, st := c.finish(t)
-		if err != nil || st.ExitCode() != 128+int(syscall.SIGINT) && st.ExitCode() != 0 {
+		// Either signal may reach the process first: a thread handling the
+		// first can be descheduled while another handles the second.
+		if code := st.ExitCode(); err != nil || code != 128+int(syscall.SIGINT) && code != 128+int(syscall.SIGTERM) && code != 0 {
 			t.Fatalf("run %d: exit %v, %v", run, st, err)
 		}
 		if !bytes.HasSuffix(last, []byte("\n")) {

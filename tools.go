@@ -117,7 +117,7 @@ const (
 
 // textResult returns text as a tool's result: any bytes, written as
 // JSON.stringify writes the string JavaScript reads from them (see
-// appendText). A lone surrogate from arguments.text comes back as \udxxx.
+// appendBody). A lone surrogate from arguments.text comes back as \udxxx.
 func textResult(text string) toolResult {
 	return toolResult{form: plainText, text: []byte(text)}
 }
