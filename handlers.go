@@ -210,19 +210,19 @@ func (b bothEras) in(req *request) string {
 	return b.legacy
 }
 
-// request is one JSON-RPC request, decoded: slices of the line it came in,
-// raw JSON values, nil when absent; the last wins when a member repeats,
-// as in JavaScript's JSON.parse.
+// request is one JSON-RPC request, decoded in one walk: slices of the
+// line it came in, raw JSON values, nil when absent; the last wins when a
+// member repeats, as in JavaScript's JSON.parse.
 type request struct {
 	id     []byte // raw JSON string or number; nil for a notification
 	method []byte // the method's JSON string, as sent
 	modern bool   // _meta names 2026-07-28: answer with its shapes
 
-	// params and the members of an object params that handlers read
-	// (tool is params.name, of tools/call).
-	params, meta, tool, arguments, uri, protocolVersion, cursor []byte
-	// Where params, meta and arguments are in the line, to walk them.
-	paramsAt, metaAt, argumentsAt int
+	// params, and the members of an object params that handlers read
+	// (tool is params.name, of tools/call), and of its _meta.
+	params, tool, arguments, uri, protocolVersion, cursor []byte
+	version, capabilities                                 []byte
+	argumentsAt                                           int // where arguments is, to walk it
 }
 
 // answer writes the replies to one line, a message, a batch or neither
@@ -258,7 +258,7 @@ func (s *server) answer(line []byte, tooLong bool) {
 	case line[i] == '[':
 		wrote = s.handleBatch(i)
 	default:
-		wrote = s.handleMessage(line[i:end], i, -1)
+		wrote = s.handleMessage(&walk{at: i, end: end}, -1)
 	}
 	if wrote {
 		s.out.endLine()
@@ -283,7 +283,7 @@ func notJSON(line []byte, at int) string {
 func (s *server) handleBatch(at int) bool {
 	replies, elems := 0, 0
 	for w := s.sc.walk(at); s.out.err == nil && s.sc.nextElement(&w); elems++ {
-		if s.handleMessage(w.val, w.at, replies) {
+		if s.handleMessage(&w, replies) {
 			replies++
 			s.out.spill()
 		}
@@ -298,16 +298,16 @@ func (s *server) handleBatch(at int) bool {
 	return replies > 0 || elems == 0
 }
 
-// handleMessage answers the message msg, valid JSON at offset at of the
-// line, if it is owed a reply, and reports whether it wrote one: requests
-// and invalid messages are owed one; notifications and the client's own
-// responses are not. In a batch, replies is how many of its replies were
-// written before; otherwise it is -1.
-func (s *server) handleMessage(msg []byte, at int, replies int) bool {
+// handleMessage answers the message the walk w is at (the line's, or a
+// batch's element) if it is owed a reply, and reports whether it wrote
+// one: requests and invalid messages are owed one; notifications and the
+// client's own responses are not. In a batch, replies is how many of its
+// replies were written before; otherwise it is -1.
+func (s *server) handleMessage(w *walk, replies int) bool {
 	s.sc.newMessage()
 	req := &s.req
 	*req = request{}
-	ok := s.decodeEnvelope(msg, at, req)
+	ok := s.decodeEnvelope(w, req)
 	if ok && req.id == nil {
 		return false
 	}
@@ -355,31 +355,33 @@ func (s *server) putReply(id []byte, r reply) {
 // after some of it was written.
 var errCutReply = errors.New("a reply was cut short by a panic after part of it was written")
 
-// decodeEnvelope reads the JSON-RPC members of msg into req, which is
-// empty, and reports whether msg is a request or notification. A response
+// decodeEnvelope reads the message the walk w is at into req, which is
+// empty, and reports whether it is a request or notification. A response
 // from the client is neither, but is owed nothing: then req.id is left nil
-// and it reports true. When msg is invalid, req.id keeps its id if that
-// was valid.
-func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
-	if msg[0] != '{' {
+// and it reports true. When the message is invalid, req.id keeps its id if
+// that was valid.
+func (s *server) decodeEnvelope(w *walk, req *request) bool {
+	if s.sc.line[w.at] != '{' {
 		return false
 	}
 	var jsonrpc, method []byte
 	answer := false // the message carries "result" or "error"
-	for w := s.sc.walk(at); s.sc.next(&w); {
-		switch string(w.key) {
+	env := s.sc.walk(w.at)
+	for s.sc.next(&env) {
+		switch string(env.key) {
 		case "jsonrpc":
-			jsonrpc = w.val
+			jsonrpc = s.sc.value(&env)
 		case "id":
-			req.id = w.val
+			req.id = s.sc.value(&env)
 		case "method":
-			method = w.val
+			method = s.sc.value(&env)
 		case "params":
-			req.params, req.paramsAt = w.val, w.at
+			s.decodeParams(&env, req)
 		case "result", "error":
 			answer = true
 		}
 	}
+	w.end = env.end
 	if method == nil && answer { // a response: owed nothing
 		req.id = nil
 		return true
@@ -393,6 +395,61 @@ func (s *server) decodeEnvelope(msg []byte, at int, req *request) bool {
 	}
 	req.method = method
 	return true
+}
+
+// decodeParams reads the params the envelope's walk p is at: raw, and if
+// it is an object, the members handlers read, by a walk into it, in
+// place of an earlier params' (the last one wins).
+func (s *server) decodeParams(p *walk, req *request) {
+	req.tool, req.arguments, req.uri, req.protocolVersion, req.cursor = nil, nil, nil, nil, nil
+	req.version, req.capabilities = nil, nil
+	if s.sc.line[p.at] != '{' {
+		req.params = s.sc.value(p)
+		return
+	}
+	for w := s.sc.walk(p.at); ; {
+		if !s.sc.next(&w) {
+			p.end = w.end
+			break
+		}
+		switch string(w.key) {
+		case "_meta":
+			s.decodeMeta(&w, req)
+		case "name":
+			req.tool = s.sc.value(&w)
+		case "arguments":
+			req.arguments, req.argumentsAt = s.sc.value(&w), w.at
+		case "uri":
+			req.uri = s.sc.value(&w)
+		case "protocolVersion":
+			req.protocolVersion = s.sc.value(&w)
+		case "cursor":
+			req.cursor = s.sc.value(&w)
+		}
+	}
+	req.params = s.sc.line[p.at:p.end]
+}
+
+// decodeMeta reads the members of params._meta, the walk m is at, that
+// say a request's era, in place of an earlier _meta's.
+func (s *server) decodeMeta(m *walk, req *request) {
+	req.version, req.capabilities = nil, nil
+	if s.sc.line[m.at] != '{' {
+		s.sc.value(m)
+		return
+	}
+	for w := s.sc.walk(m.at); ; {
+		if !s.sc.next(&w) {
+			m.end = w.end
+			return
+		}
+		switch string(w.key) {
+		case metaProtocolVersion:
+			req.version = s.sc.value(&w)
+		case metaClientCapabilities:
+			req.capabilities = s.sc.value(&w)
+		}
+	}
 }
 
 // decide returns the reply to a request: the error its _meta or params
@@ -410,7 +467,7 @@ func (s *server) decide(req *request) (r reply) {
 		}
 	}()
 	method := s.sc.decode(req.method)
-	if err := s.decodeParams(req, string(method) == "server/discover"); err.code != 0 {
+	if err := s.era(req, string(method) == "server/discover"); err.code != 0 {
 		return errorReply(err)
 	}
 	for _, m := range methods {
@@ -430,48 +487,12 @@ func (s *server) decide(req *request) (r reply) {
 	return errorReply(errMethodNotFound)
 }
 
-// decodeParams finds the members of an object params that handlers read,
-// in one pass, and decides the request's era from params._meta (2026-07-28
-// requests name their version there), which any method may fail.
-// discover is a server/discover request, which must name a version.
-func (s *server) decodeParams(req *request, discover bool) rpcError {
-	if req.params != nil && req.params[0] == '{' {
-		for w := s.sc.walk(req.paramsAt); s.sc.next(&w); {
-			switch string(w.key) {
-			case "_meta":
-				req.meta, req.metaAt = w.val, w.at
-			case "name":
-				req.tool = w.val
-			case "arguments":
-				req.arguments, req.argumentsAt = w.val, w.at
-			case "uri":
-				req.uri = w.val
-			case "protocolVersion":
-				req.protocolVersion = w.val
-			case "cursor":
-				req.cursor = w.val
-			}
-		}
-	}
-	return s.decodeMeta(req, discover)
-}
-
-// decodeMeta sets req.modern from params._meta: a request that names
-// 2026-07-28 there must also carry the client's capabilities; one that
-// names a legacy version we speak, or none, is legacy; server/discover
+// era sets req.modern from params._meta: a request that names 2026-07-28
+// there must also carry the client's capabilities; one that names a
+// legacy version we speak, or none, is legacy; server/discover (discover)
 // must name one.
-func (s *server) decodeMeta(req *request, discover bool) rpcError {
-	var version, caps []byte
-	if req.meta != nil && req.meta[0] == '{' {
-		for w := s.sc.walk(req.metaAt); s.sc.next(&w); {
-			switch string(w.key) {
-			case metaProtocolVersion:
-				version = w.val
-			case metaClientCapabilities:
-				caps = w.val
-			}
-		}
-	}
+func (s *server) era(req *request, discover bool) rpcError {
+	version, caps := req.version, req.capabilities
 	switch {
 	case version == nil && discover, version != nil && version[0] != '"':
 		return metaRequired("_meta."+metaProtocolVersion, version, "a string")
@@ -543,7 +564,7 @@ func (s *server) handleToolsCall(req *request) reply {
 	if args != nil {
 		for w := s.sc.walk(req.argumentsAt); s.sc.next(&w); {
 			if a := t.argIndex(w.key); a >= 0 {
-				vals[a] = w.val
+				vals[a] = s.sc.value(&w)
 			} else if extra == nil {
 				extra = w.keyLit
 			}
@@ -878,33 +899,34 @@ func (sc *scanner) release() {
 
 // walk steps through the members of an object, or the elements of an
 // array, of the scanned line, reading its text. After a step that
-// reports true, val (raw JSON) and at (val's offset in the line) are
-// what it stepped to, and for a member keyLit (its key, a JSON string)
-// and key (decoded, see next).
+// reports true, at is where the member's value, or the element, starts
+// in the line, and for a member keyLit is its key as sent and key the
+// key decoded (see next). A value is read by value, which steps over it,
+// or by a walk into it, whose end the caller then sets as this walk's
+// end: the next step goes on from there, so that nothing is read twice.
+// Offsets, not slices, so that no other line can be walked by mistake.
 type walk struct {
-	key, keyLit, val []byte
-	at               int
-	i                int // where the next member or element is read from
+	key, keyLit []byte
+	at          int // where the value starts
+	end         int // where it ends, -1 until known; once the walk is done, past its closer
 }
 
 // walk starts a walk over the object or array at offset at of the line.
-// Offsets, not slices, so that no other line can be walked by mistake.
-func (sc *scanner) walk(at int) walk { return walk{i: at + 1} }
+func (sc *scanner) walk(at int) walk { return walk{at: at, end: at + 1} }
 
 // next steps to the next member of an object. Its key is decoded only if
 // it has escapes and could match a name we know (see maxLookup), into
 // space that the next step reuses: the walks look keys up, they never
 // keep them.
 func (sc *scanner) next(w *walk) bool {
-	i := sc.skipComma(w.i)
+	i := sc.skipComma(sc.valueEnd(w))
 	if sc.line[i] == '}' {
+		w.end = i + 1
 		return false
 	}
 	k := skipString(sc.line, i)
-	v := skipSpace(sc.line, skipSpace(sc.line, k)+1)
-	w.i = sc.skipValue(v)
-	w.keyLit, w.val, w.at = sc.line[i:k], sc.line[v:w.i], v
-	w.key = w.keyLit[1 : len(w.keyLit)-1]
+	w.keyLit, w.key = sc.line[i:k], sc.line[i+1:k-1]
+	w.at, w.end = skipSpace(sc.line, skipSpace(sc.line, k)+1), -1
 	if len(w.key) <= maxLookup && bytes.IndexByte(w.key, '\\') >= 0 {
 		sc.key = unquote(sc.key[:0], w.key)
 		w.key = sc.key
@@ -914,13 +936,27 @@ func (sc *scanner) next(w *walk) bool {
 
 // nextElement steps to the next element of an array.
 func (sc *scanner) nextElement(w *walk) bool {
-	i := sc.skipComma(w.i)
+	i := sc.skipComma(sc.valueEnd(w))
 	if sc.line[i] == ']' {
+		w.end = i + 1
 		return false
 	}
-	w.i = sc.skipValue(i)
-	w.val, w.at = sc.line[i:w.i], i
+	w.at, w.end = i, -1
 	return true
+}
+
+// value returns the value the walk is at, raw JSON, and steps over it.
+func (sc *scanner) value(w *walk) []byte {
+	return sc.line[w.at:sc.valueEnd(w)]
+}
+
+// valueEnd returns the offset past the value the walk is at, stepping
+// over it unless a walk into it did.
+func (sc *scanner) valueEnd(w *walk) int {
+	if w.end < 0 {
+		w.end = sc.skipValue(w.at)
+	}
+	return w.end
 }
 
 // skipComma returns the offset of the member or element, or the closer,

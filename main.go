@@ -61,6 +61,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -426,10 +427,11 @@ func (s *server) run() error {
 // without "\n" included, and io.EOF after it, without reading again: end
 // of input is the end, whatever came before it (a terminal may be read
 // again after a Ctrl-D). A line that fits the input buffer is returned in
-// place; a longer one is collected in pieces and joined once; one over
-// the limit is let go of as it is read, so it is never held whole, and
-// reported as tooLong, unless it is blank. After a failed read, the part
-// of a line before it is not answered: it is not known whole.
+// place; a longer one is collected in pieces and joined once (a big one
+// with the collector off, see readingBig); one over the limit is let go
+// of as it is read, so it is never held whole, and reported as tooLong,
+// unless it is blank. After a failed read, the part of a line before it
+// is not answered: it is not known whole.
 func (s *server) readLine() (line []byte, tooLong bool, err error) {
 	if s.ended {
 		return nil, false, io.EOF
@@ -439,9 +441,13 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
 	}
 	var pieces [][]byte
-	size, blank := 0, true // bytes of the line before line: in pieces, or let go of
+	size, blank := 0, true // bytes of the line before line, in pieces or let go of; all spaces
 	for err == bufio.ErrBufferFull {
-		blank = blank && len(bytes.TrimLeft(line, " \t\r")) == 0
+		if size < bigLine && size+len(line) >= bigLine {
+			readingBig(true)
+			defer readingBig(false)
+		}
+		blank = blank && isBlank(line)
 		if size += len(line); size-1 <= s.max { // -1: it may end in "\r\n"; no overflow
 			pieces = append(pieces, bytes.Clone(line))
 		} else if pieces != nil {
@@ -454,27 +460,59 @@ func (s *server) readLine() (line []byte, tooLong bool, err error) {
 		return nil, false, err
 	}
 	s.started = true
-	if blank = blank && len(bytes.Trim(line, " \t\r\n")) == 0; size-1 > s.max && !blank {
+	if size-1 > s.max && !(blank && isBlank(line)) {
 		return nil, true, nil
 	}
 	switch {
 	case size >= bigLine && pieces != nil:
 		line = s.join(pieces, line)
-		// The pieces are garbage now. Collected with the line alone live,
-		// the heap's goal becomes twice the line, where a collection while
-		// both were live would leave it at four times: what answering the
-		// line makes (-v's log lines, a long problems text) is collected
-		// within the line's bound.
-		pieces = nil
-		runtime.GC()
 	case len(pieces) > 0:
 		line = slices.Concat(append(pieces, line)...)
 	}
+	pieces = nil // garbage, for readingBig's collection
 	if size >= bigLine {
 		s.big.Store(true)
 	}
 	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	return line, len(line) > s.max && !blank, nil
+	return line, len(line) > s.max && !isBlank(line), nil
+}
+
+// isBlank reports whether b is all JSON whitespace.
+func isBlank(b []byte) bool { return len(bytes.Trim(b, " \t\r\n")) == 0 }
+
+// bigReads counts the big lines being read in the process, by every
+// server in it (the tests run several at once): the first to start one
+// turns the collector off, the last to end one restores it.
+var bigReads struct {
+	sync.Mutex
+	n       int
+	percent int // the GC percent to restore
+}
+
+// readingBig brackets the reading of a big line, from its first
+// megabyte until it is joined: the collector is off in between, and at
+// each end runs once, for what the last line left, and for the pieces
+// once joined, so that the heap's goal becomes twice the line. Left on,
+// the collection that the join's allocation starts runs on while the line
+// is answered, its idle worker taking the second core from the client:
+// a lone 16 MiB echo took 70 to 90 ms in place of about 40 (ten in a row,
+// here), and in the course's harness over twice its limit's time.
+func readingBig(start bool) {
+	b := &bigReads
+	b.Lock()
+	defer b.Unlock()
+	runtime.GC()
+	switch {
+	case start && b.n == 0:
+		b.percent = debug.SetGCPercent(-1)
+	case !start && b.n == 1:
+		debug.SetGCPercent(b.percent)
+	}
+	if start {
+		b.n++
+	} else {
+		b.n--
+	}
 }
 
 // join returns a big line's pieces and its last part joined, in the

@@ -1096,65 +1096,87 @@ func FuzzJSON(f *testing.F) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatalf("encoding/json: %v", err)
 		}
-		got := walkJSON(t, &s.sc, input[i:end], i)
+		got := walkJSON(t, &s.sc, &walk{at: i, end: -1})
 		if !equalJSON(got, want) {
 			t.Fatalf("value differs for %q:\nours: %#v\nstd:  %#v", input, got, want)
 		}
 	})
 }
 
-// walkJSON reads v, a valid JSON value at offset at of the line s last
-// scanned, with s.walk, s.next, s.nextElement and unquote, the way the
-// handlers do, into encoding/json's generic form, and checks each
-// string's encoding on the way.
-func walkJSON(t *testing.T, s *scanner, v []byte, at int) any {
-	switch v[0] {
+// walkJSON reads the valid JSON value the walk w is at, in the line s
+// last scanned, as the handlers do (walking into objects and arrays, and
+// value and unquote for the rest), into encoding/json's generic form,
+// checking each string's encoding on the way, and that the end a walk
+// into a value finds is where skipValue, which steps over it, finds it.
+func walkJSON(t *testing.T, s *scanner, w *walk) any {
+	switch s.line[w.at] {
 	case '{':
 		m := map[string]any{}
-		for w := s.walk(at); s.next(&w); {
-			name := string(w.key)
-			k := walkJSON(t, s, w.keyLit, -1).(string)
-			want := string(unquote(nil, w.keyLit[1:len(w.keyLit)-1]))
-			if len(w.key) > maxLookup {
-				want = string(w.keyLit[1 : len(w.keyLit)-1]) // too long to match a name: not decoded
+		in := s.walk(w.at)
+		for s.next(&in) {
+			name := string(in.key)
+			k := unquote(nil, in.keyLit[1:len(in.keyLit)-1])
+			want := string(k)
+			if len(in.key) > maxLookup {
+				want = string(in.keyLit[1 : len(in.keyLit)-1]) // too long to match a name: not decoded
 			}
 			if name != want {
-				t.Fatalf("next gave the key %q for %s, want %q", name, w.keyLit, want)
+				t.Fatalf("next gave the key %q for %s, want %q", name, in.keyLit, want)
 			}
-			m[k] = walkJSON(t, s, w.val, w.at)
+			m[string(normalise(k))] = walkJSON(t, s, &in)
 		}
-		return m
+		w.end = in.end
+		return checkEnd(t, s, w, m)
 	case '[':
 		a := []any{}
-		for w := s.walk(at); s.nextElement(&w); {
-			a = append(a, walkJSON(t, s, w.val, w.at))
+		in := s.walk(w.at)
+		for s.nextElement(&in) {
+			a = append(a, walkJSON(t, s, &in))
 		}
-		return a
+		w.end = in.end
+		return checkEnd(t, s, w, a)
 	case '"':
+		v := s.value(w)
 		text := unquote(nil, v[1:len(v)-1])
-		if !utf8.Valid(text) {
-			// Lone surrogates, which encoding/json reads as U+FFFD each.
-			var norm []byte
-			for i := 0; i < len(text); i++ {
-				if text[i] == 0xED && text[i+1] >= 0xA0 {
-					norm = append(norm, "\uFFFD"...)
-					i += 2
-					continue
-				}
-				norm = append(norm, text[i])
-			}
-			return string(norm)
+		if utf8.Valid(text) {
+			checkStringEncoding(t, v, string(text))
 		}
-		checkStringEncoding(t, v, string(text))
-		return string(text)
+		return string(normalise(text))
 	case 't':
+		s.value(w)
 		return true
 	case 'f':
+		s.value(w)
 		return false
 	case 'n':
+		s.value(w)
 		return nil
 	}
-	return json.Number(v)
+	return json.Number(s.value(w))
+}
+
+// checkEnd checks that the end a walk into the value w is at found is
+// where skipValue finds it, and returns v.
+func checkEnd(t *testing.T, s *scanner, w *walk, v any) any {
+	if end := s.skipValue(w.at); end != w.end {
+		t.Fatalf("a walk into %q ends at %d, skipValue at %d", clip(string(s.line[w.at:]), 100), w.end, end)
+	}
+	return v
+}
+
+// normalise replaces each lone surrogate of text, which unquote keeps in
+// WTF-8 and encoding/json reads as U+FFFD, with U+FFFD.
+func normalise(text []byte) []byte {
+	var norm []byte
+	for i := 0; i < len(text); i++ {
+		if text[i] == 0xED && text[i+1] >= 0xA0 {
+			norm = append(norm, "\uFFFD"...)
+			i += 2
+			continue
+		}
+		norm = append(norm, text[i])
+	}
+	return norm
 }
 
 // checkStringEncoding compares appendString(lit) with encoding/json's
@@ -2453,41 +2475,92 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// TestGCSettingsUntouched: the collector's settings are the process's,
-// and a server never changes them: a tool sees them as they were while a
-// big line is answered, and they are as they were once the server is
-// done, whether its big line was served or over the limit.
-func TestGCSettingsUntouched(t *testing.T) {
+// gcPercent returns the process's GC percent, leaving it as it is.
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// percentReader is a reader that notes the GC percent in force at each
+// read past the first MiB of the line it reads.
+type percentReader struct {
+	r    io.Reader
+	n    int
+	seen []int
+}
+
+func (pr *percentReader) Read(p []byte) (int, error) {
+	if pr.n > bigLine {
+		pr.seen = append(pr.seen, gcPercent())
+	}
+	n, err := pr.r.Read(p)
+	pr.n += n
+	return n, err
+}
+
+// TestCollectorWhileBigLineRead: the collector is off while a big line is
+// read, from its first MiB until it is joined, and the process's setting
+// is in force again once it is (a tool sees it), whether the line was
+// served or over the limit; and as the setting is the process's, two
+// servers whose big lines are read at once (A's starts, B's starts, A's
+// ends, B's ends) leave it as it was, and B's is still read with it off.
+func TestCollectorWhileBigLineRead(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(77))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
 	saved := tools
 	defer func() { tools = saved }()
 	tools = append(slices.Clone(saved), tool{name: "gc", args: []arg{{"text", "string"}}, run: func(arguments) toolResult {
-		p, m := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
-		debug.SetGCPercent(p)
-		return textResult(strconv.Itoa(p) + " " + strconv.FormatInt(m, 10))
+		return textResult(strconv.Itoa(gcPercent()))
 	}})
-	gcCall := func(id, text string) string {
-		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"gc","arguments":{"text":"` + text + `"}}}` + "\n"
-	}
 	big := strings.Repeat("x", 2*bigLine)
-	in := gcCall("1", "small") + gcCall("2", big) + gcCall("3", big) + gcCall("4", "small")
-	settings := "77 " + strconv.FormatInt(1<<40, 10)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gc","arguments":{"text":"` + big + `"}}}` + "\n"
 	for _, limit := range []int{defaultMaxMessage, bigLine + readSize} {
+		pr := &percentReader{r: strings.NewReader(call)}
 		var out bytes.Buffer
-		if err := newServer(strings.NewReader(in), &out, limit).run(); err != nil {
+		if err := newServer(pr, &out, limit).run(); err != nil {
 			t.Fatal(err)
 		}
-		want := textReply("1", settings) + textReply("2", settings) + textReply("3", settings) + textReply("4", settings)
-		if limit < len(big) {
-			want = textReply("1", settings) + tooLongReply(limit) + tooLongReply(limit) + textReply("4", settings)
+		want := textReply("1", "77")
+		if limit < len(call) {
+			want = tooLongReply(limit)
 		}
-		if out.String() != want {
-			t.Errorf("limit %d: got %q, want %q", limit, clip(out.String(), 300), want)
+		if out.String() != want || len(pr.seen) == 0 || slices.ContainsFunc(pr.seen[:len(pr.seen)-1], func(p int) bool { return p != -1 }) {
+			t.Errorf("limit %d: %q, GC percent at each read past 1 MiB %v; want -1 but for the read at the end", limit, clip(out.String(), 200), pr.seen)
 		}
-		if p, m := debug.SetGCPercent(77), debug.SetMemoryLimit(-1); p != 77 || m != 1<<40 {
-			t.Errorf("limit %d: GC percent %d and memory limit %d after big lines, want 77 and %d", limit, p, m, int64(1<<40))
+		if p := gcPercent(); p != 77 {
+			t.Errorf("limit %d: GC percent %d after, want 77", limit, p)
 		}
+	}
+	type session struct {
+		in   *io.PipeWriter
+		done chan error
+	}
+	start := func() session {
+		inR, inW := io.Pipe()
+		s := session{in: inW, done: make(chan error, 1)}
+		go func() { s.done <- newServer(inR, io.Discard, defaultMaxMessage).run() }()
+		return s
+	}
+	// open writes the first MiB and more of a big line; io.Pipe returns
+	// once the server has read it all, in reads of at most readSize.
+	open := func(s session) { io.WriteString(s.in, call[:bigLine+2*readSize]) }
+	end := func(s session) {
+		io.WriteString(s.in, call[bigLine+2*readSize:])
+		s.in.Close()
+		if err := <-s.done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := start(), start()
+	open(a)
+	open(b)
+	end(a)
+	if p := gcPercent(); p != -1 {
+		t.Errorf("GC percent %d while B's big line is read, after A's, want -1", p)
+	}
+	end(b)
+	if p := gcPercent(); p != 77 {
+		t.Errorf("GC percent %d after two servers' big lines, want 77", p)
 	}
 }
 
@@ -3191,9 +3264,10 @@ func BenchmarkServe(b *testing.B) {
 func BenchmarkBinary(b *testing.B) {
 	const n = 100000
 	input := benchRequests(n)
+	mcp := mcpPath(b) // built before the clock starts
 	var cpu time.Duration
 	for b.Loop() {
-		cmd := exec.Command(mcpPath(b))
+		cmd := exec.Command(mcp)
 		cmd.Stdin = bytes.NewReader(input)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -3241,6 +3315,7 @@ func benchServe(b *testing.B, input []byte) {
 // lines just under and just over the 64 KiB read buffer and just over
 // bigLine, from which the collector policy applies, and 10 of 16 MiB.
 func BenchmarkLongLines(b *testing.B) {
+	mcp := mcpPath(b) // built before the clock starts
 	for _, size := range []int{60 << 10, 70 << 10, bigLine + 1<<10, 16 << 20} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
 			n := 300
@@ -3250,7 +3325,7 @@ func BenchmarkLongLines(b *testing.B) {
 			input := []byte(strings.Repeat(echoCall("1", `"`+largeText(size)+`"`)+"\n", n))
 			var cpu time.Duration
 			for b.Loop() {
-				cmd := exec.Command(mcpPath(b))
+				cmd := exec.Command(mcp)
 				cmd.Stdin, cmd.Stdout = bytes.NewReader(input), io.Discard
 				if err := cmd.Run(); err != nil {
 					b.Fatal(err)
