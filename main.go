@@ -188,20 +188,15 @@ func startPoller() error {
 // them and closing them again, with system calls that do not start the
 // poller, unlike os.Open.
 func freeDescriptors(n int) bool {
-	fds := make([]int, 0, n)
-	defer func() {
-		for _, fd := range fds {
-			syscall.Close(fd)
-		}
-	}()
-	for range n {
-		fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
-		if err != nil {
-			return false
-		}
-		fds = append(fds, fd)
+	if n == 0 {
+		return true
 	}
-	return true
+	fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	return freeDescriptors(n - 1)
 }
 
 // usage prints the help text: flags, methods, tools, resources and
