@@ -3006,7 +3006,7 @@ func TestNonblockingPipes(t *testing.T) {
 // 128+the signal it received first (or 0, if the reply was out before the
 // second came), and stdout ends with a whole line.
 func TestSecondSignalEndsAtLineEnd(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: the line being written must end within killWait.
 	call := echoCall("1", `"`+largeText(32<<20)+`"`) + "\n"
 	for run := range 6 {
 		c := startChild(t)
@@ -3055,7 +3055,7 @@ func TestSIGHUP(t *testing.T) {
 // that the client reads slowly; or given a second signal 1 ms after the
 // first during such a reply.
 func TestStopReason(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: the line being written must end within killWait.
 	lastLine := func(c *child) string {
 		lines := strings.Split(strings.TrimSuffix(c.stderr.String(), "\n"), "\n")
 		return lines[len(lines)-1]
