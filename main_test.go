@@ -1058,6 +1058,10 @@ func FuzzJSON(f *testing.F) {
 		`{"a":1,"a":2}`, `[]`, `{}`, `""`, `"\ud800"`, `"\ud83d\ude00"`, `"<>&\u2028\u2029"`,
 		`"\b\f\n\r\t\u0000\u001f\u007f\/\\\""`, `01`, `1.`, `-`, `[1,]`, `{"a" 1}`, ` 1 `, "\"\xff\"",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`,
+		`{"params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"x"}},"params":{"uri":1},"id":1,"id":2}`,
+		`{"\u0069d":1,"params":{"_meta":1,"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":[]}}}`,
+		`{"error":1,"result":2,"params":[{"name":1}],"method":"m"}`, `[{"id":1},{"params":{"cursor":"c"}}]`,
+		`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{}}}`, `{"params":{"name":"n","name":{"a":[1]}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -1096,11 +1100,41 @@ func FuzzJSON(f *testing.F) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatalf("encoding/json: %v", err)
 		}
+		checkSlots(t, &s.sc, input)
 		got := walkJSON(t, &s.sc, &walk{at: i, end: -1})
 		if !equalJSON(got, want) {
 			t.Fatalf("value differs for %q:\nours: %#v\nstd:  %#v", input, got, want)
 		}
 	})
+}
+
+// checkSlots checks what scan recorded of the valid JSON input (see
+// scanner.slots) against encoding/json: for each member recorded, of the
+// message, its params and their _meta when they are objects, the raw
+// value of the last one of that name, or none.
+func checkSlots(t *testing.T, sc *scanner, input []byte) {
+	var message, params, meta map[string]json.RawMessage
+	if json.Unmarshal(input, &message) != nil {
+		return // not an object
+	}
+	json.Unmarshal(message["params"], &params)
+	json.Unmarshal(params["_meta"], &meta)
+	_, result := message["result"]
+	_, error := message["error"]
+	want := map[int]json.RawMessage{
+		slotJSONRPC: message["jsonrpc"], slotID: message["id"], slotMethod: message["method"], slotParams: message["params"],
+		slotTool: params["name"], slotArguments: params["arguments"], slotURI: params["uri"],
+		slotProtocolVersion: params["protocolVersion"], slotCursor: params["cursor"], slotMeta: params["_meta"],
+		slotVersion: meta[metaProtocolVersion], slotCapabilities: meta[metaClientCapabilities],
+	}
+	for k, v := range want {
+		if got := sc.slot(k); !bytes.Equal(got, v) {
+			t.Fatalf("slot %d of %q: %q, encoding/json %q", k, clip(string(input), 300), got, v)
+		}
+	}
+	if (sc.slot(slotResponse) != nil) != (result || error) {
+		t.Fatalf("slotResponse of %q: %q, want one if there is a result or error", clip(string(input), 300), sc.slot(slotResponse))
+	}
 }
 
 // walkJSON reads the valid JSON value the walk w is at, in the line s
