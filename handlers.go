@@ -564,19 +564,19 @@ type scanner struct {
 // callgrind, the 100,000 requests of the bench mix, 964M instructions
 // when walks found them, 771M now.
 const (
-	slotJSONRPC         = iota // in the message
-	slotID                     //
-	slotMethod                 //
-	slotParams                 //
-	slotResponse               // "result" or "error": the message is a client's response
-	slotTool                   // in params: name
-	slotArguments              //
-	slotURI                    //
-	slotProtocolVersion        //
-	slotCursor                 //
-	slotMeta                   // _meta
-	slotVersion                // in _meta: io.modelcontextprotocol/protocolVersion
-	slotCapabilities           // io.modelcontextprotocol/clientCapabilities
+	slotJSONRPC = iota // in the message
+	slotID
+	slotMethod
+	slotParams
+	slotResponse // "result" or "error": the message is a client's response
+	slotTool     // in params: name
+	slotArguments
+	slotURI
+	slotProtocolVersion
+	slotCursor
+	slotMeta         // _meta
+	slotVersion      // in _meta: io.modelcontextprotocol/protocolVersion
+	slotCapabilities // io.modelcontextprotocol/clientCapabilities
 	numSlots
 )
 
