@@ -1524,21 +1524,40 @@ func TestNamesFitLookup(t *testing.T) {
 	}
 }
 
-// TestToolWithThreeArguments: a tool may take any number of arguments;
-// nothing but the catalogue says how many.
+// TestToolWithThreeArguments: a tool may take any number of arguments of
+// each kind; nothing but the catalogue says how many. It reads them
+// decoded (a number as Number() reads it, a string's text, a boolean) and
+// reports an error through errorResult.
 func TestToolWithThreeArguments(t *testing.T) {
 	saved := tools
 	defer func() { tools = saved }()
 	tools = append(slices.Clone(saved), tool{
-		name: "sum3",
-		args: []arg{{"a", "number"}, {"b", "number"}, {"c", "number"}},
+		name: "repeat",
+		args: []arg{{"text", "string"}, {"times", "number"}, {"loud", "boolean"}},
 		run: func(in arguments) toolResult {
-			return numberResult(in.number("a") + in.number("b") + in.number("c"))
+			n := in.number("times")
+			if n < 0 || n > 3 {
+				return errorResult("times must be 0 to 3, not " + strconv.FormatFloat(n, 'g', -1, 64))
+			}
+			text := strings.Repeat(in.text("text"), int(n))
+			if in.boolean("loud") {
+				text = strings.ToUpper(text)
+			}
+			return textResult(text)
 		},
 	})
-	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum3","arguments":{"a":1,"b":2,"c":3}}}` + "\n"
-	if got, want := serveString(t, in), textReply("1", "6"); got != want {
-		t.Errorf("got %s, want %s", got, want)
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"repeat","arguments":` + args + `}}` + "\n"
+	}
+	errorReply := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"times must be 0 to 3, not 4"}],"isError":true}}` + "\n"
+	for _, tt := range []struct{ in, want string }{
+		{call(`{"text":"ab\u00e9","times":2e0,"loud":true}`), textReply("1", "ABÉABÉ")},
+		{call(`{"text":"ab","times":1,"loud":false}`), textReply("1", "ab")},
+		{call(`{"text":"ab","times":4,"loud":false}`), errorReply},
+	} {
+		if got := serveString(t, tt.in); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.in, got, tt.want)
+		}
 	}
 }
 
