@@ -490,8 +490,8 @@ var bigReads struct {
 // once joined, so that the heap's goal becomes twice the line. Left on,
 // the collection that the join's allocation starts runs on while the line
 // is answered, its idle worker taking the second core from the client:
-// a lone 16 MiB echo took 70 to 90 ms in place of about 40 (ten in a row,
-// here), and in the course's harness over twice its limit's time.
+// one 16 MiB echo, ./mcp < line > /dev/null, took 70 to 90 ms in place of
+// about 40 (the mean of ten, on the machine of the README's figures).
 func readingBig(start bool) {
 	b := &bigReads
 	b.Lock()
