@@ -319,9 +319,11 @@ func (s *server) handleMessage(w *walk, replies int) bool {
 	if s.log != nil {
 		start = time.Now()
 	}
-	r := errorReply(errInvalidRequest)
+	var r reply
 	if ok {
 		r = s.decide(req)
+	} else {
+		r = errorReply(errInvalidRequest)
 	}
 	if replies >= 0 {
 		s.out.element(replies == 0)
@@ -535,9 +537,10 @@ func (s *server) handleResourcesRead(req *request) reply {
 
 // ==== Part 2: reading JSON ====
 //
-// A line is validated in full by scan before anything is read from it;
-// the walks then read the members and elements handlers ask for from its
-// text, and strings and numbers are decoded as JavaScript decodes them.
+// A line is validated in full by scan, which records on the way where
+// the members handlers read are; walks read the rest they need (a tool's
+// arguments, a batch's elements) from its text; strings and numbers are
+// decoded as JavaScript decodes them.
 
 // ---- The scan ----
 
@@ -550,8 +553,8 @@ type scanner struct {
 	line    []byte           // the line last scanned
 	stack   nesting          // containers open while scanning
 	slots   [numSlots][2]int // where each recorded value starts and ends; {0, 0}: none
-	kinds   [4]byte          // for depths 1 to 3, the kind of the open container (inEnvelope...)
-	open    [4]int           // for depths 1 to 3, the slot whose value the open container is, or -1
+	kinds   [5]byte          // for depths 1 to 4, the kind of the open container (inMessage...)
+	open    [5]int           // for depths 1 to 4, the slot whose value the open container is, or -1
 	pending int              // the slot whose value starts next, or -1
 	decoded []byte           // strings of the message in hand, decoded, see decode
 	key     []byte           // the member key last decoded, see scanKey and next
@@ -710,7 +713,8 @@ func (sc *scanner) valueEnds(k, i int) {
 }
 
 // enter opens a container that closer ('}' or ']') will close, and notes,
-// down to depth 3, what kind it is and whose value.
+// down to depth 4 (the value of a member of _meta), what kind it is and
+// whose value.
 func (sc *scanner) enter(closer byte) {
 	sc.stack.push(closer)
 	if d := sc.stack.n; d < len(sc.kinds) {
@@ -1084,10 +1088,9 @@ func (sc *scanner) skipValue(i int) int {
 
 // skipString returns the index just past the valid JSON string at b[i]:
 // past the first '"' that does not end a run of backslashes of odd
-// length, each found by bytes.IndexByte, 32 bytes at a time on amd64. A
-// walk steps over an echo's text up to three times (envelope, params,
-// arguments): at nextSpecial's eight bytes at a time, ten 16 MiB echoes
-// (BenchmarkLongLines/16384KiB) took more than twice the CPU.
+// length, each found by bytes.IndexByte, 32 bytes at a time on amd64,
+// as a string a walk steps over (an echo's text) can be as long as the
+// line.
 func skipString(b []byte, i int) int {
 	for i++; ; i++ {
 		i += bytes.IndexByte(b[i:], '"')
@@ -1184,7 +1187,8 @@ func readEscape(s []byte, i int) (r rune, n int) {
 // bytes WTF-8 gives a surrogate are a character too, and a high one
 // followed by a low one the character the pair stands for; neither is
 // UTF-8, so ok is false. (TestDecodeRune checks every sequence of up to
-// three bytes against the standard's own decoder, FuzzToolText the rest.)
+// three bytes against a decoder written from the standard's algorithm,
+// FuzzToolText the rest.)
 func decodeRune(b []byte, wtf8 bool) (r rune, n int, ok bool) {
 	r, n = utf8.DecodeRune(b)
 	if r != utf8.RuneError || n > 1 {

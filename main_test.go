@@ -1062,6 +1062,7 @@ func FuzzJSON(f *testing.F) {
 		`{"\u0069d":1,"params":{"_meta":1,"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":[]}}}`,
 		`{"error":1,"result":2,"params":[{"name":1}],"method":"m"}`, `[{"id":1},{"params":{"cursor":"c"}}]`,
 		`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{}}}`, `{"params":{"name":"n","name":{"a":[1]}}}`,
+		`{"params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"a":true},"x":1},"io.modelcontextprotocol/protocolVersion":"v"}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
