@@ -1,212 +1,137 @@
 // This file is the tool catalogue and the interface a tool is written
-// against: a tool gets its arguments decoded, as Go values, and returns
-// plain text; the server checks the arguments before and escapes the text
-// after, so a tool never sees JSON.
+// against: a tool gets its arguments as Go values, already checked, and
+// returns plain text, or an error for the model to read; the server reads
+// and writes the JSON.
 
 package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
-// tool is one entry of the catalogue. Its inputSchema, its argument check
-// and tools/list all come from it: every argument is required and no
-// other is allowed.
+// tool is one entry of the catalogue: tools/list, the arguments' check
+// and the help text all come from it.
 type tool struct {
 	name        string
 	description string
 	args        []arg
-	// run returns the tool's result, given its arguments, which have been
-	// checked against args. If it panics, the call gets Internal error.
-	run func(in arguments) toolResult
+	// run returns the tool's text, or an error whose text the model reads
+	// as a result with "isError":true. If it panics, the call gets
+	// Internal error, and the session goes on.
+	run func(in arguments) (string, error)
 }
 
 // arg is one argument: its name and its kind, the JSON Schema type
-// "string", "number" or "boolean".
+// "string", "number" or "boolean". Every argument is required, and no
+// other is allowed.
 type arg struct {
-	name, kind string
+	name string
+	kind string
 }
 
 // tools is the catalogue, in tools/list order.
 var tools = []tool{
-	{name: "add", description: "Add two numbers", args: []arg{{"a", "number"}, {"b", "number"}}, run: runAdd},
-	{name: "echo", description: "Echo text", args: []arg{{"text", "string"}}, run: runEcho},
+	{name: "add", description: "Add two numbers", args: []arg{{name: "a", kind: "number"}, {name: "b", kind: "number"}}, run: runAdd},
+	{name: "echo", description: "Echo text", args: []arg{{name: "text", kind: "string"}}, run: runEcho},
 }
 
-// runAdd returns a+b, written as JavaScript's String(a+b) writes it.
-func runAdd(in arguments) toolResult {
-	return numberResult(in.number("a") + in.number("b"))
+// runAdd returns a+b as JavaScript's String(a+b) writes it.
+func runAdd(in arguments) (string, error) {
+	return formatNumber(in.number("a") + in.number("b")), nil
 }
 
-// runEcho returns the text as it was sent, copied from the request to the
-// reply without a copy of its own, however long it is.
-func runEcho(in arguments) toolResult {
-	return in.unchanged("text")
+// runEcho returns the text as it came.
+func runEcho(in arguments) (string, error) {
+	return in.text("text"), nil
 }
 
 // ==== The interface ====
 
-// arguments are a tool call's arguments, read by name. Each is present and
-// of the kind its arg says; asking for one the tool does not declare, or
-// as another kind, panics. They are slices of the request line: a tool
-// must not keep them past its return.
+// arguments are a call's arguments, read as Go values, each present and
+// of its kind. Asking for one the tool does not declare, or as another
+// kind, panics.
 type arguments struct {
 	args []arg
-	vals [][]byte // the raw JSON values, in the order of args
+	obj  []byte // the JSON object given, checked against args
 }
 
-// number returns a number argument as JavaScript's Number() reads it: the
-// nearest double, whatever its length; out of range is ±Infinity or ±0.
-func (in arguments) number(name string) float64 {
-	return parseNumber(in.value(name, "number"))
-}
+// text returns a string argument's text (see text in handlers.go: a lone
+// surrogate that the client sent is kept, as the three bytes WTF-8 gives
+// it).
+func (in arguments) text(name string) string { return text(in.value(name, "string")) }
 
-// text returns a string argument's text. It is UTF-8, but a lone
-// surrogate the client sent (\ud800) is kept as the three bytes WTF-8
-// gives it, so that the text comes back as it went: concatenation,
-// slicing and strings.Replace keep it; a function that decodes text rune
-// by rune, such as strings.ToUpper, reads those bytes as three U+FFFD.
-func (in arguments) text(name string) string {
-	v := in.value(name, "string")
-	return string(unquote(nil, v[1:len(v)-1]))
-}
+// number returns a number argument as JavaScript's Number() reads it.
+func (in arguments) number(name string) float64 { return parseNumber(in.value(name, "number")) }
 
 // boolean returns a boolean argument.
-func (in arguments) boolean(name string) bool {
-	return in.value(name, "boolean")[0] == 't'
-}
+func (in arguments) boolean(name string) bool { return in.value(name, "boolean")[0] == 't' }
 
-// unchanged returns a string argument, as it came, as the tool's text:
-// the writer copies it from the request line, escapes and all, in pieces.
-func (in arguments) unchanged(name string) toolResult {
-	v := in.value(name, "string")
-	return toolResult{form: fromRequest, text: v[1 : len(v)-1]}
-}
-
-// value returns the raw JSON value of the argument name, of the given kind.
+// value returns the argument name, of the given kind, as the JSON given.
 func (in arguments) value(name, kind string) []byte {
-	for i, a := range in.args {
+	for _, a := range in.args {
 		if a.name == name && a.kind == kind {
-			return in.vals[i]
+			return member(in.obj, name)
 		}
 	}
-	panic(fmt.Sprintf("the tool asks for the %s argument %q, which it does not declare", kind, name))
+	panic(fmt.Sprintf("the tool reads the %s argument %q, which it does not declare", kind, name))
 }
 
-// toolResult is what a tool returns, made by textResult, errorResult or
-// numberResult, or by arguments.unchanged. The zero value is none: a tool
-// that returns it gets Internal error.
-type toolResult struct {
-	form    textForm
-	text    []byte  // plainText: the text; fromRequest: the body of a JSON string from the request
-	number  float64 // numberText: the number
-	isError bool    // the text reports an error
-}
-
-// textForm is how a toolResult holds its text.
-type textForm int
-
-const (
-	noText      textForm = iota // no result at all
-	plainText                   // text, escaped when written
-	fromRequest                 // a JSON string's body from the request, validated by the scan
-	numberText                  // a number, written as String(n)
-)
-
-// textResult returns text as a tool's result: any bytes, written as
-// JSON.stringify writes the string JavaScript reads from them (see
-// appendBody). A lone surrogate from arguments.text comes back as \udxxx.
-func textResult(text string) toolResult {
-	return toolResult{form: plainText, text: []byte(text)}
-}
-
-// errorResult returns text as a tool's result that reports an error
-// ("isError":true), for the model to read and correct its call.
-func errorResult(text string) toolResult {
-	r := textResult(text)
-	r.isError = true
-	return r
-}
-
-// numberResult returns f, written as JavaScript's String(f), as a tool's
-// result: 6.5, 1e+21, Infinity.
-func numberResult(f float64) toolResult {
-	return toolResult{form: numberText, number: f}
-}
-
-// ==== Checking the catalogue and the arguments ====
-
-// checkCatalogue reports the first mistake in the catalogues of tools and
-// resources, which main reports at start, before serving anything: a tool
-// name outside the specification's rule, a name used twice, an argument
-// of a kind a tool cannot read, a missing run function.
-func checkCatalogue() error {
-	names := map[string]bool{}
-	for _, t := range tools {
-		switch {
-		case !validToolName(t.name):
-			return fmt.Errorf("tool %q: a name is 1 to 128 of A-Z a-z 0-9 _ - .", t.name)
-		case names[t.name]:
-			return fmt.Errorf("tool %q: the name is used twice", t.name)
-		case t.run == nil:
-			return fmt.Errorf("tool %q: no run function", t.name)
-		}
-		names[t.name] = true
-		argNames := map[string]bool{}
-		for _, a := range t.args {
-			switch {
-			case a.kind != "string" && a.kind != "number" && a.kind != "boolean":
-				return fmt.Errorf("tool %q, argument %q: the kind %q is not string, number or boolean", t.name, a.name, a.kind)
-			case a.name == "" || len(a.name) > maxName:
-				return fmt.Errorf("tool %q: an argument name is 1 to %d bytes", t.name, maxName)
-			case argNames[a.name]:
-				return fmt.Errorf("tool %q, argument %q: the name is used twice", t.name, a.name)
+// call checks args, the call's arguments (a JSON object, or nil for none),
+// and runs the tool with them: its text, and whether that reports an
+// error. Every fault of the arguments is told in one text, for the model.
+func (t *tool) call(args []byte) (text string, isError bool) {
+	var small [8][]byte // the values given, by t.args, found in one walk
+	given := small[:0]  // (on the stack, for up to 8 arguments)
+	for range t.args {
+		given = append(given, nil)
+	}
+	var extra []byte // the first argument the tool does not take
+	if args != nil {
+		for k, v := range members(args) {
+			if i := t.argIndex(nameOf(k)); i >= 0 {
+				given[i] = v
+			} else if extra == nil {
+				extra = k
 			}
-			argNames[a.name] = true
 		}
 	}
-	uris := map[string]bool{}
-	for _, r := range resources {
-		switch {
-		case r.uri == "" || len(r.uri) > maxName:
-			return fmt.Errorf("resource %q: a URI is 1 to %d bytes", r.uri, maxName)
-		case uris[r.uri]:
-			return fmt.Errorf("resource %q: the URI is used twice", r.uri)
+	var b strings.Builder
+	problem := func(parts ...string) {
+		if b.Len() == 0 {
+			b.WriteString("Invalid arguments for tool " + t.name + ": ")
+		} else {
+			b.WriteString("; ")
 		}
-		uris[r.uri] = true
+		for _, p := range parts {
+			b.WriteString(p)
+		}
 	}
-	return nil
+	for i, a := range t.args {
+		switch v := given[i]; {
+		case v == nil:
+			problem(`missing required argument "`, a.name, `" (`, a.kind, ")")
+		case jsonType(v) != a.kind:
+			problem(`argument "`, a.name, `" must be a `, a.kind, ", got ", jsonType(v))
+		}
+	}
+	if extra != nil {
+		problem(`unexpected argument "`)
+		writeText(&b, extra) // at once: it can be as long as the line
+		b.WriteString(`" (allowed: ` + strings.Join(t.argNames(), ", ") + ")")
+	}
+	if b.Len() > 0 {
+		return b.String(), true
+	}
+	text, err := t.run(arguments{t.args, args})
+	if err != nil {
+		return err.Error(), true
+	}
+	return text, false
 }
 
-// validToolName reports whether name follows the specification's rule for
-// tool names: 1 to 128 characters, each an ASCII letter or digit, '_',
-// '-' or '.'.
-func validToolName(name string) bool {
-	if len(name) < 1 || len(name) > 128 {
-		return false
-	}
-	for _, c := range []byte(name) {
-		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'z') && c != '_' && c != '-' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// findTool returns the tool with the given name, or nil.
-func findTool(name []byte) *tool {
-	for i := range tools {
-		if string(name) == tools[i].name {
-			return &tools[i]
-		}
-	}
-	return nil
-}
-
-// argIndex returns the index of the argument with the given name, or -1.
-// Names match exactly: "A" is not "a".
+// argIndex returns the index of the argument named name, or -1: names
+// match exactly, "A" is not "a".
 func (t *tool) argIndex(name []byte) int {
 	for i, a := range t.args {
 		if string(name) == a.name {
@@ -216,68 +141,72 @@ func (t *tool) argIndex(name []byte) int {
 	return -1
 }
 
-// problems appends to dst, as plain text, what is wrong with the
-// arguments, and returns it: nothing when they are valid. vals are the
-// values given for t.args (nil if missing) and extra the key of the first
-// argument not in the schema (nil if none), which is decoded into dst.
-func (t *tool) problems(dst []byte, vals [][]byte, extra []byte) []byte {
-	start := len(dst)
-	problem := func(parts ...string) {
-		if len(dst) == start {
-			dst = append(append(append(dst, "Invalid arguments for tool "...), t.name...), ": "...)
-		} else {
-			dst = append(dst, "; "...)
-		}
-		for _, p := range parts {
-			dst = append(dst, p...)
-		}
+// argNames returns the names of t's arguments.
+func (t *tool) argNames() []string {
+	var names []string
+	for _, a := range t.args {
+		names = append(names, a.name)
 	}
-	for i, a := range t.args {
-		switch v := vals[i]; {
-		case v == nil:
-			problem(`missing required argument "`, a.name, `" (`, a.kind, ")")
-		case jsonType(v) != a.kind:
-			problem(`argument "`, a.name, `" must be a `, a.kind, ", got ", jsonType(v))
-		}
-	}
-	if extra != nil {
-		problem(`unexpected argument "`)
-		dst = unquote(slices.Grow(dst, len(extra)), extra[1:len(extra)-1]) // once, for a long one
-		dst = append(dst, `" (allowed: `...)
-		for i, a := range t.args {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = append(dst, a.name...)
-		}
-		dst = append(dst, ')')
-	}
-	return dst
+	return names
 }
 
-// jsonType names the JSON Schema type of a valid JSON value.
-func jsonType(v []byte) string {
-	if t := jsonTypes[v[0]]; t != "" {
-		return t
+// findTool returns the tool named name, or nil.
+func findTool(tools []tool, name []byte) *tool {
+	for i := range tools {
+		if tools[i].name == string(name) {
+			return &tools[i]
+		}
 	}
-	return "number"
+	return nil
 }
-
-// jsonTypes are the types of the JSON values that start with each byte
-// but numbers.
-var jsonTypes = [256]string{'"': "string", '{': "object", '[': "array", 't': "boolean", 'f': "boolean", 'n': "null"}
 
 // toolList is `"tools":[...]`, the members of a tools/list result.
-func toolList() string {
+func toolList(tools []tool) string {
 	var list []string
 	for _, t := range tools {
-		var props, names []string
+		var props []string
 		for _, a := range t.args {
 			props = append(props, quote(a.name)+`:{"type":`+quote(a.kind)+`}`)
-			names = append(names, a.name)
 		}
-		list = append(list, fmt.Sprintf(`{"name":%s,"description":%s,"inputSchema":{"type":"object","properties":{%s},"required":%s,"additionalProperties":false}}`,
-			quote(t.name), quote(t.description), strings.Join(props, ","), quoteList(names)))
+		list = append(list, `{"name":`+quote(t.name)+`,"description":`+quote(t.description)+
+			`,"inputSchema":{"type":"object","properties":{`+strings.Join(props, ",")+
+			`},"required":`+quoteList(t.argNames())+`,"additionalProperties":false}}`)
 	}
 	return `"tools":[` + strings.Join(list, ",") + "]"
+}
+
+// checkCatalogue returns the first mistake in the catalogues, which main
+// reports at start: a tool name outside the specification's rule (1 to
+// 128 of A-Z a-z 0-9 _ - .), a name or a URI used twice, an argument of a
+// kind no tool can read, a missing run function.
+func checkCatalogue(tools []tool, resources []resource) error {
+	seen := map[string]bool{}
+	for _, t := range tools {
+		switch {
+		case len(t.name) < 1 || len(t.name) > 128 || strings.Trim(t.name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") != "":
+			return fmt.Errorf("tool %q: a name is 1 to 128 of A-Z a-z 0-9 _ - .", t.name)
+		case seen["tool "+t.name]:
+			return fmt.Errorf("tool %q: the name is used twice", t.name)
+		case t.run == nil:
+			return fmt.Errorf("tool %q: no run function", t.name)
+		}
+		seen["tool "+t.name] = true
+		for i, a := range t.args {
+			switch {
+			case a.kind != "string" && a.kind != "number" && a.kind != "boolean":
+				return fmt.Errorf("tool %q, argument %q: the kind %q is not string, number or boolean", t.name, a.name, a.kind)
+			case a.name == "" || len(a.name) > 128:
+				return fmt.Errorf("tool %q: an argument's name is 1 to 128 bytes", t.name)
+			case t.argIndex([]byte(a.name)) != i:
+				return fmt.Errorf("tool %q, argument %q: the name is used twice", t.name, a.name)
+			}
+		}
+	}
+	for _, r := range resources {
+		if seen["uri "+r.uri] {
+			return fmt.Errorf("resource %q: the URI is used twice", r.uri)
+		}
+		seen["uri "+r.uri] = true
+	}
+	return nil
 }
