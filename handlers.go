@@ -7,9 +7,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"iter"
 	"math"
 	"math/big"
@@ -376,10 +376,7 @@ func handleToolsCall(s *server, req request) reply {
 	}
 	t := findTool(s.tools, nameOf(req.name))
 	if t == nil {
-		var message strings.Builder
-		message.WriteString("Unknown tool: ")
-		writeText(&message, req.name)
-		return reply{err: &rpcError{code: codeInvalidParams, message: message.String()}}
+		return reply{err: &rpcError{code: codeInvalidParams, message: "Unknown tool: " + text(req.name)}}
 	}
 	text, isError := t.call(req.arguments)
 	return reply{text: text, isError: isError, modern: req.modern}
@@ -480,15 +477,10 @@ func outcome(r reply) string {
 
 // ==== Reading JSON ====
 //
-// scanValue checks JSON as JSON.parse does, but for nesting deeper than
-// maxDepth, which encoding/json refuses too. Its Valid takes far longer:
-// callgrind, 20,000 requests of the bench mix, 292M instructions with it,
-// 203M without, and the bench's throughput 0.23x and 0.35x limit's. The
-// functions after it read what a handler needs straight from the valid
-// text, as JavaScript reads it, which encoding/json's Unmarshal would not:
-// member names match exactly (it ignores case), lone surrogates are kept
-// (it makes them U+FFFD), and numbers of any length are read exactly (see
-// parseNumber).
+// scanValue checks JSON as JSON.parse does (json.Valid costs a quarter of
+// the bench's throughput). The functions after it read the valid text as
+// JavaScript does, where encoding/json does not: member names match
+// exactly, lone surrogates are kept, numbers of any length read exactly.
 
 // maxDepth is the deepest nesting scanValue reads, as in encoding/json: a
 // line of 64 MiB of [ would otherwise make it hold a stack as long.
@@ -902,12 +894,9 @@ func withArticle(word string) string {
 
 // parseNumber reads a valid JSON number as JavaScript's Number() does: the
 // double nearest its value, ties to even, whatever its length; ±Infinity
-// or ±0 out of range. strconv.ParseFloat is exact, and quick with up to 19
-// significant digits when the result is neither subnormal nor infinite;
-// else it computes with 800 digits, which takes it 15-30 µs for 5e-324
-// or 1e309, and about 100 ns a digit near a halfway point. Integer
-// arithmetic is exact there in 0.3-0.8 µs, given the power of ten (and
-// big.Rat in 2 µs, as it reduces the fraction).
+// or ±0 out of range. strconv.ParseFloat is quick with up to 19 digits
+// when the result is neither subnormal nor infinite; else it takes 15-30
+// µs (5e-324, 1e309), where exact integer arithmetic takes under 1 µs.
 func parseNumber(lit []byte) float64 {
 	digits, point := significand(make([]byte, 0, 24), lit)
 	var f float64
@@ -944,10 +933,9 @@ func parseNumber(lit []byte) float64 {
 	return f
 }
 
-// powersOfFive are 5^0 to 5^1092, which parseNumber divides or multiplies
-// by (769 digits from 10^-323, to 10^309), made once, on first use: with
-// the power of two of 10^k left to the exponent, a division by 5^k takes
-// two thirds of the time of one by 10^k.
+// powersOfFive are 5^0 to 5^1092 (769 digits from 10^-323, to 10^309),
+// made on first use: parseNumber leaves 10^k's 2^k to the exponent, as a
+// division by 5^k takes two thirds of the time of one by 10^k.
 var powersOfFive = sync.OnceValue(func() (p []*big.Int) {
 	for x := big.NewInt(1); len(p) <= 1092; x = new(big.Int).Mul(x, big.NewInt(5)) {
 		p = append(p, x)
@@ -963,61 +951,44 @@ var powersOfFive = sync.OnceValue(func() (p []*big.Int) {
 // 767 significant digits, so the rest only tells whether lit is above
 // such a point or on it.
 func significand(digits, lit []byte) ([]byte, int) {
-	point, zeros, inFraction := 0, 0, false // zeros: since the last nonzero digit
-	i := 0
-	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
-		switch c := lit[i]; {
-		case c == '.':
-			inFraction = true
-		case c == '-':
-		case c == '0' && len(digits) == 0: // a leading zero
-			if inFraction {
-				point--
-			}
-		default:
-			if !inFraction {
-				point++
-			}
-			switch {
-			case c == '0':
-				zeros++
-			case len(digits) <= 768:
-				for ; zeros > 0 && len(digits) < 768; zeros-- {
-					digits = append(digits, '0')
-				}
-				if zeros > 0 || len(digits) == 768 {
-					c = '1' // past the 768th digit: it only tells that the rest is not 0
-				}
-				digits, zeros = append(digits, c), 0
+	mantissa, exp, i := lit, 0, bytes.IndexByte(lit, 'e')
+	if i < 0 {
+		i = bytes.IndexByte(lit, 'E')
+	}
+	if i >= 0 {
+		mantissa = lit[:i]
+		for _, c := range lit[i+1:] {
+			if isDigit(c) && exp < 1e8 {
+				exp = exp*10 + int(c-'0')
 			}
 		}
-	}
-	exp := 0
-	for _, c := range lit[min(i+1, len(lit)):] {
-		if isDigit(c) && exp < 1e8 {
-			exp = exp*10 + int(c-'0')
+		if lit[i+1] == '-' {
+			exp = -exp
 		}
 	}
-	if i+1 < len(lit) && lit[i+1] == '-' {
-		exp = -exp
+	whole, frac, _ := bytes.Cut(bytes.TrimPrefix(mantissa, []byte("-")), []byte("."))
+	if whole[0] == '0' { // then whole is "0": the digits start in frac
+		n := len(frac)
+		whole, frac = nil, bytes.TrimLeft(frac, "0")
+		exp -= n - len(frac)
 	}
-	return digits, point + exp
+	point := len(whole) + exp
+	if frac = bytes.TrimRight(frac, "0"); len(frac) == 0 {
+		whole = bytes.TrimRight(whole, "0")
+	}
+	digits = append(digits, whole[:min(len(whole), 769)]...)
+	digits = append(digits, frac[:min(len(frac), 769-len(digits))]...)
+	if len(digits) == 769 { // the last digit is not 0, so the rest is not 0
+		digits[768] = '1'
+	}
+	return digits, point
 }
 
 // ==== Writing JSON ====
 //
-// encoding/json writes strings differently from JSON.stringify: it
-// escapes <, > and & and U+2028 and U+2029, and writes each lone
-// surrogate, and each byte that is not UTF-8, as U+FFFD. So strings are
-// written here; numbers as encoding/json writes a float64, which is
-// JavaScript's layout.
-
-// textWriter is where writeString writes: a *bufio.Writer, or a
-// *strings.Builder (see quote).
-type textWriter interface {
-	io.ByteWriter
-	io.StringWriter
-}
+// encoding/json escapes <, > and &, U+2028 and U+2029, and writes lone
+// surrogates and bytes that are not UTF-8 as U+FFFD, unlike JSON.stringify:
+// strings are written here.
 
 // writeString writes s as JSON.stringify writes the string JavaScript
 // reads from s's bytes: '"' and '\\' escaped, \b \f \n \r \t by name,
@@ -1027,7 +998,7 @@ type textWriter interface {
 // maximal invalid subpart, as the WHATWG Encoding standard's UTF-8
 // decoder, which Node's TextDecoder and Buffer follow, reads them; all
 // else as it is, U+2028, U+2029 and <, > and & included.
-func writeString(w textWriter, s string) {
+func writeString(w *bufio.Writer, s string) {
 	const hex = "0123456789abcdef"
 	w.WriteByte('"')
 	run := 0 // s[run:i] is written as it is
@@ -1118,7 +1089,9 @@ func surrogate(s string) rune {
 // quote returns s as a JSON string (see writeString).
 func quote(s string) string {
 	var b strings.Builder
-	writeString(&b, s)
+	w := bufio.NewWriter(&b)
+	writeString(w, s)
+	w.Flush()
 	return b.String()
 }
 

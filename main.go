@@ -1,34 +1,18 @@
 // Command mcp is a Model Context Protocol server on standard input and
-// output: newline-delimited JSON-RPC 2.0.
+// output: newline-delimited JSON-RPC 2.0, each reply written as
+// JavaScript's JSON.stringify would write it. It serves the tools add and
+// echo and the resource memo://welcome, in the protocol versions
+// 2024-11-05 to 2026-07-28.
 //
 // Usage:
 //
 //	mcp [-max-message-bytes N] [-v]
 //	mcp -version
 //
-// A client starts mcp and writes one message per line; mcp writes one
-// reply line per request line, in order, and nothing else to standard
-// output, each byte as JavaScript's JSON.stringify would write it. It
-// serves the tools add and echo and the resource memo://welcome, in the
-// protocol versions 2024-11-05 to 2025-11-25 (initialize, optional) and
-// 2026-07-28 (server/discover, per-request _meta).
-//
-// The flags are:
-//
-//	-max-message-bytes N
-//		Answer a line longer than N bytes (default 64 MiB) with an error,
-//		without holding it whole, and serve the next.
-//	-v
-//		Log one line per request to standard error, and last why mcp
-//		stopped. A slow standard error costs log lines, never replies.
-//	-version
-//		Print the version and the commit, and exit.
-//
 // mcp exits 0 at the end of its input, once every reply is written, and on
-// SIGINT, SIGTERM or SIGHUP, after the request in hand; a second signal
-// ends it at once, with status 128+the first. It exits 1 if standard input
-// or output fails, or if the catalogue of tools has a mistake, and 2 on a
-// usage error.
+// SIGINT, SIGTERM or SIGHUP, after the request in hand (a second signal:
+// at once, with status 128+the first); 1 if standard input or output
+// fails or the catalogue of tools has a mistake; 2 on a usage error.
 package main
 
 // This file is the command: flags, the serve loop and what stops it,
