@@ -666,11 +666,11 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// members iterates over the members of the valid JSON object obj, giving
-// each key and value as raw JSON.
+// members iterates over the members of the valid JSON object obj (none,
+// if obj is nil), giving each key and value as raw JSON.
 func members(obj []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func(key, value []byte) bool) {
-		for i := skipSpace(obj, 1); obj[i] == '"'; {
+		for i := skipSpace(obj, 1); i < len(obj) && obj[i] == '"'; {
 			end := skipString(obj, i)
 			key := obj[i:end]
 			i = skipSpace(obj, skipSpace(obj, end)+1) // past the ':'

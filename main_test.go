@@ -1061,12 +1061,13 @@ func TestToolPanics(t *testing.T) {
 	catalogue := []tool{
 		{name: "boom", run: func(arguments) (string, error) { panic("boom") }},
 		{name: "misread", args: []arg{{name: "n", kind: "number"}}, run: func(in arguments) (string, error) { return in.text("n"), nil }},
+		{name: "misasks", run: func(in arguments) (string, error) { return fmt.Sprint(in.given("n")), nil }},
 	}
 	internal := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"Internal error"}}`
 	}
-	in := call("1", "boom", "{}") + "\n[" + pingLine + "," + call("2", "misread", `{"n":1}`) + "]\n" + pingLine + "\n"
-	want := internal("1") + "\n[" + strings.TrimSuffix(pingReply, "\n") + "," + internal("2") + "]\n" + pingReply
+	in := call("1", "boom", "{}") + "\n[" + pingLine + "," + call("2", "misread", `{"n":1}`) + "]\n" + call("3", "misasks", "{}") + "\n" + pingLine + "\n"
+	want := internal("1") + "\n[" + strings.TrimSuffix(pingReply, "\n") + "," + internal("2") + "]\n" + internal("3") + "\n" + pingReply
 	var out, log bytes.Buffer
 	s := newServer(strings.NewReader(in), &out, defaultMaxMessage, catalogue)
 	s.log = newLogger(&log)
@@ -1074,7 +1075,8 @@ func TestToolPanics(t *testing.T) {
 		t.Errorf("serve: %v\ngot  %q\nwant %q", err, out.String(), want)
 	}
 	s.log.close("mcp: end of input: stopping")
-	for _, w := range []string{`mcp: panic in "tools/call": "boom"`, `mcp: panic in "tools/call": "the tool reads the string argument \"n\", which it does not declare"`} {
+	for _, w := range []string{`mcp: panic in "tools/call": "boom"`, `mcp: panic in "tools/call": "the tool reads \"n\", which it does not declare as a string"`,
+		`mcp: panic in "tools/call": "the tool reads \"n\", which it does not declare as an argument"`} {
 		if !strings.Contains(log.String(), w+"\n") {
 			t.Errorf("the log lacks %s:\n%s", w, log.String())
 		}
@@ -1110,11 +1112,60 @@ func TestToolArguments(t *testing.T) {
 	}
 }
 
+// kindsCatalogue is testdata/kinds' catalogue (see kinds.mjs there):
+// "all" takes every kind of argument and says how it read each, "none"
+// takes none.
+var kindsCatalogue = []tool{{
+	name: "all", title: "Every kind", description: "Show each kind of argument as read",
+	annotations: map[string]bool{"openWorldHint": false, "readOnlyHint": true},
+	args: []arg{
+		{name: "s", kind: "string", description: "any text"}, {name: "n", kind: "number"},
+		{name: "i", kind: "integer", description: "a whole number", optional: true, def: 3},
+		{name: "b", kind: "boolean", optional: true},
+		{name: "c", kind: "string", choices: []string{"c", "f"}, optional: true, def: "c"},
+		{name: "ss", kind: "strings", optional: true, def: []string{"x", "y"}}, {name: "ns", kind: "numbers", optional: true},
+	},
+	run: func(in arguments) (string, error) {
+		var ns, given []string
+		for _, f := range in.numbers("ns") {
+			ns = append(ns, formatNumber(f))
+		}
+		for _, a := range []string{"s", "n", "i", "b", "c", "ss", "ns"} {
+			if in.given(a) {
+				given = append(given, a)
+			}
+		}
+		return fmt.Sprintf("s=%s n=%s i=%d b=%t c=%s ss=%s ns=%s given=%s", in.text("s"), formatNumber(in.number("n")), in.integer("i"),
+			in.boolean("b"), in.text("c"), strings.Join(in.texts("ss"), "|"), strings.Join(ns, "|"), strings.Join(given, ",")), nil
+	},
+}, {name: "none", description: "Take nothing", run: func(arguments) (string, error) { return "nothing", nil }}}
+
+// TestToolKinds: a catalogue with every kind of argument, descriptions,
+// defaults, a choice, a title and annotations is listed, checked and read
+// as testdata/kinds/kinds.out says, which node computed from kinds.in.
+func TestToolKinds(t *testing.T) {
+	if err := checkCatalogue(kindsCatalogue, nil); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.ReadFile("testdata/kinds/kinds.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/kinds/kinds.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := serveWith(t, kindsCatalogue, string(in)); got != string(want) {
+		t.Errorf("testdata/kinds:\n%s", firstDiff(in, []byte(got), want))
+	}
+}
+
 // FuzzToolText: whatever bytes a tool returns, and whatever string a
-// client sends for a tool to pass back (echo, and a tool that returns
-// its text argument), the reply is one line of valid JSON whose text is
-// what JSON.stringify writes for the string JavaScript reads (see
-// jsDecode, jsParseString, jsStringify), and the session goes on.
+// client sends for a tool to pass back (echo, a tool that returns its
+// text argument, and one that joins a list of strings), the reply is one
+// line of valid JSON whose text is what JSON.stringify writes for the
+// string JavaScript reads (see jsDecode, jsParseString, jsStringify), and
+// the session goes on.
 func FuzzToolText(f *testing.F) {
 	for _, seed := range []string{
 		"it's \"late\"\ngo home", `C:\Users\`, `\u12`, `\U`, "a\tb", "\x00\x7f\u2028\u2029",
@@ -1127,15 +1178,17 @@ func FuzzToolText(f *testing.F) {
 	catalogue := append([]tool{
 		{name: "raw", run: func(arguments) (string, error) { return string(fromTool), nil }},
 		{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(in arguments) (string, error) { return in.text("text"), nil }},
+		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(in arguments) (string, error) { return strings.Join(in.texts("texts"), "|"), nil }},
 	}, tools...)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fromTool = b
 		in := call("1", "raw", "{}") + "\n"
 		want := textReply("1", unquoted(jsStringify(jsDecode(b, true))))
 		if lit := `"` + string(b) + `"`; json.Valid([]byte(lit)) {
-			in += echoCall("2", lit) + "\n" + call("3", "back", `{"text":`+lit+`}`) + "\n"
-			body := unquoted(jsStringify(jsParseString(b)))
-			want += textReply("2", body) + textReply("3", body)
+			in += echoCall("2", lit) + "\n" + call("3", "back", `{"text":`+lit+`}`) + "\n" + call("4", "join", `{"texts":[`+lit+`,"",`+lit+`]}`) + "\n"
+			units := jsParseString(b)
+			body, joined := unquoted(jsStringify(units)), unquoted(jsStringify(slices.Concat(units, []uint16{'|', '|'}, units)))
+			want += textReply("2", body) + textReply("3", body) + textReply("4", joined)
 		}
 		if got := serveWith(t, catalogue, in+pingLine+"\n"); got != want+pingReply {
 			t.Fatalf("for % x:\ngot  %q\nwant %q", b, got, want+pingReply)
@@ -1162,11 +1215,25 @@ func TestCatalogue(t *testing.T) {
 		{"long name", bad(func(t *tool) { t.name = strings.Repeat("n", 129) }), nil, "a name is 1 to 128"},
 		{"space in name", bad(func(t *tool) { t.name = "my tool" }), nil, "a name is 1 to 128"},
 		{"name used twice", []tool{ok, ok}, nil, `tool "ok": the name is used twice`},
-		{"unknown kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "object"}} }), nil, `the kind "object" is not`},
+		{"unknown kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "object"}} }), nil, `the kind "object" is not one of string, number, integer`},
 		{"argument used twice", bad(func(t *tool) { t.args = []arg{{name: "a", kind: "number"}, {name: "a", kind: "string"}} }), nil, `argument "a": the name is used twice`},
 		{"argument without a name", bad(func(t *tool) { t.args = []arg{{kind: "number"}} }), nil, "an argument's name is 1 to 128 bytes"},
 		{"long argument name", bad(func(t *tool) { t.args = []arg{{name: strings.Repeat("n", 129), kind: "number"}} }), nil, "an argument's name is 1 to 128 bytes"},
 		{"no run", bad(func(t *tool) { t.run = nil }), nil, "no run function"},
+		{"unknown annotation", bad(func(t *tool) { t.annotations = map[string]bool{"readonlyHint": true} }), nil, `the annotation "readonlyHint" is not one of`},
+		{"default of another kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", optional: true, def: 3}} }), nil, `the default 3 (int) is not a float64, as a number argument reads`},
+		{"default of a list", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "numbers", optional: true, def: []int{1}}} }), nil, `is not a []float64`},
+		{"default not a number", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", optional: true, def: math.NaN()}} }), nil, `the default NaN is not a number JSON can write`},
+		{"default, a list with Infinity", bad(func(t *tool) {
+			t.args = []arg{{name: "n", kind: "numbers", optional: true, def: []float64{1, math.Inf(1)}}}
+		}), nil, `the default [1 +Inf] is not a number JSON can write`},
+		{"default, required", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "integer", def: 3}} }), nil, "a default is for an optional argument"},
+		{"no choices", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{}}} }), nil, "choices are one or more strings"},
+		{"choices of a number", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "number", choices: []string{"1"}}} }), nil, "choices are one or more strings"},
+		{"a choice twice", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f", "c"}}} }), nil, "a choice is given twice"},
+		{"default not a choice", bad(func(t *tool) {
+			t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f"}, optional: true, def: "k"}}
+		}), nil, `the default "k" is not one of the choices`},
 		{"URI used twice", nil, append(slices.Clone(resources), resources[0]), "the URI is used twice"},
 	} {
 		if err := checkCatalogue(tc.tools, tc.resources); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -1189,10 +1256,25 @@ func TestCatalogue(t *testing.T) {
 // file of its own, in a directory of the test's, and returns the binary.
 func buildCopy(t *testing.T, extra string) string {
 	t.Helper()
+	dir := copyPackage(t, extra, false)
+	build := exec.Command("go", "build", "-o", "mcp", ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build with %q: %v\n%s", clip(extra, 200), err, out)
+	}
+	return filepath.Join(dir, "mcp")
+}
+
+// copyPackage copies the package's Go files and go.mod (withTests: its
+// tests, testdata, README.md and Makefile too) to a directory of the
+// test's, adds extra (Go declarations) in a file of its own, and returns
+// the directory.
+func copyPackage(t *testing.T, extra string, withTests bool) string {
+	t.Helper()
 	dir := t.TempDir()
 	files, _ := filepath.Glob("*.go")
-	for _, f := range append(files, "go.mod") {
-		if strings.HasSuffix(f, "_test.go") {
+	for _, f := range append(files, "go.mod", "README.md", "Makefile") {
+		if !withTests && (strings.HasSuffix(f, "_test.go") || !strings.HasSuffix(f, ".go") && f != "go.mod") {
 			continue
 		}
 		b, err := os.ReadFile(f)
@@ -1203,19 +1285,59 @@ func buildCopy(t *testing.T, extra string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "zz_extra.go"), []byte("package main\n\n"+extra), 0o644); err != nil {
+	if withTests {
+		if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("testdata")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A file of the test's name: a copy made in a copy keeps the first's.
+	if err := os.WriteFile(filepath.Join(dir, "zz_"+t.Name()+".go"), []byte("package main\n\n"+extra), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	build := exec.Command("go", "build", "-o", "mcp", ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build with %q: %v\n%s", clip(extra, 200), err, out)
-	}
-	return filepath.Join(dir, "mcp")
+	return dir
 }
 
-// TestMethodsDispatch: every method -h lists reaches its handler, and no
-// other does.
+// TestUserTools: a user's tools cannot break the tests of tools. In a copy
+// of the package whose catalogue has, before echo, the README's recipe and
+// a tool named like each tool the tests make, the tests of tools, of the
+// catalogue and of the README pass.
+func TestUserTools(t *testing.T) {
+	if os.Getenv("MCP_TEST_IN_COPY") != "" {
+		t.Skip("in such a copy already")
+	}
+	t.Parallel()
+	entry, name, fn := readmeRecipe(t)
+	src, _ := os.ReadFile("main_test.go")
+	names := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"} // TestToolText's, made in a loop
+	for _, m := range regexp.MustCompile(`name: "([A-Za-z0-9_.-]{1,128})"`).FindAllStringSubmatch(string(src), -1) {
+		names = append(names, m[1])
+	}
+	extra := fmt.Sprintf(`
+func init() {
+	added := []tool{}
+	if findTool(tools, []byte(%q)) == nil {
+		added = append(added, tool%s)
+	}
+	for _, name := range %#v {
+		if findTool(tools, []byte(name)) == nil && findTool(added, []byte(name)) == nil {
+			added = append(added, tool{name: name, description: "a user's", args: []arg{{name: "text", kind: "string"}}, run: runEcho})
+		}
+	}
+	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == "echo" }); i >= 0 {
+		tools = slices.Insert(tools, i, added...)
+	}
+}
+`, name, entry, slices.Compact(slices.Sorted(slices.Values(names))))
+	dir := copyPackage(t, recipeImports+fn+extra, true)
+	cmd := exec.Command("go", "test", "-count=1", "-run", "Tool|Catalogue|README", ".")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "MCP_TEST_IN_COPY=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go test in a copy with the user's tools: %v\n%s", err, out)
+	}
+}
+
+// TestMethodsDispatch: every method of the methods table reaches its
+// handler, and no other does (a near miss, a case change).
 func TestMethodsDispatch(t *testing.T) {
 	var names []string
 	for _, m := range methods {
@@ -2036,34 +2158,40 @@ func TestREADME(t *testing.T) {
 	checkRecipe(t, text[strings.Index(text, "## Adding a tool"):])
 }
 
-// checkRecipe builds the README's recipe for adding a tool (its first Go
-// block is the catalogue entry, the second the function) into a copy of
-// the package: the function unless tools.go declares it already, and the
-// entry unless the catalogue has a tool of its name. It pipes each
-// testdata/recipe/NAME.in through the binary and compares its stdout with
-// NAME.out, which node computed (NAME.mjs), and checks that the reply the
-// README shows is the first there.
-func checkRecipe(t *testing.T, section string) {
+// readmeRecipe returns the README's recipe for adding a tool: its first
+// Go block, the catalogue entry, and the tool's name; its second, the
+// function, or "" if the package declares it already (the user has
+// pasted it). recipeImports has what the function needs.
+func readmeRecipe(t *testing.T) (entry, name, fn string) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme[bytes.Index(readme, []byte("## Adding a tool")):])
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(section, 2)
 	if len(blocks) != 2 {
 		t.Fatalf("the recipe has %d Go blocks, want 2", len(blocks))
 	}
-	entry, fn := strings.TrimSuffix(strings.TrimSpace(blocks[0][1]), ","), blocks[1][1]
+	entry, fn = strings.TrimSuffix(strings.TrimSpace(blocks[0][1]), ","), blocks[1][1]
 	f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+fn, 0)
 	if err != nil {
 		t.Fatalf("the recipe's function: %v", err)
 	}
-	fnName := f.Decls[0].(*ast.FuncDecl).Name.Name
-	name := regexp.MustCompile(`name: "([^"]+)"`).FindStringSubmatch(entry)[1]
-	tools, err := parser.ParseFile(token.NewFileSet(), "tools.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
+	if declares(t, f.Decls[0].(*ast.FuncDecl).Name.Name) {
+		fn = ""
 	}
-	extra := fmt.Sprintf("func init() {\n\tif findTool(tools, []byte(%q)) == nil {\n\t\ttools = append(tools, tool%s)\n\t}\n}\n", name, entry)
-	if tools.Scope.Lookup(fnName) == nil {
-		extra = "import (\n\t\"errors\"\n\t\"strings\"\n)\n\nvar _, _ = errors.New, strings.ToUpper\n\n" + extra + fn
-	}
-	bin := buildCopy(t, extra)
+	return entry, regexp.MustCompile(`name: "([^"]+)"`).FindStringSubmatch(entry)[1], fn
+}
+
+// checkRecipe builds the README's recipe into a copy of the package: the
+// function unless the package declares it already, and the entry unless
+// the catalogue has a tool of its name. It pipes each
+// testdata/recipe/NAME.in through the binary and compares its stdout with
+// NAME.out, which node computed (NAME.mjs), and checks that the reply the
+// README shows is the first there.
+func checkRecipe(t *testing.T, section string) {
+	entry, name, fn := readmeRecipe(t)
+	bin := buildCopy(t, recipeImports+fn+fmt.Sprintf("\nfunc init() {\n\tif findTool(tools, []byte(%q)) == nil {\n\t\ttools = append(tools, tool%s)\n\t}\n}\n", name, entry))
 	ins, _ := filepath.Glob("testdata/recipe/*.in")
 	if len(ins) == 0 {
 		t.Fatal("no testdata/recipe/*.in")
@@ -2083,6 +2211,29 @@ func checkRecipe(t *testing.T, section string) {
 			t.Errorf("the README does not show the reply %s", first)
 		}
 	}
+}
+
+// recipeImports are the imports the README's recipe and TestUserTools
+// need in a copy of the package.
+const recipeImports = "import (\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _ = fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
+
+// declares reports whether the package's Go files (not its tests)
+// declare a top-level function named name.
+func declares(t *testing.T, name string) bool {
+	files, _ := filepath.Glob("*.go")
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Scope.Lookup(name) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ==== Benchmarks ====

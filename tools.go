@@ -1,33 +1,50 @@
 // This file is the tool catalogue and the interface a tool is written
-// against: a tool gets its arguments as Go values, already checked, and
-// returns plain text, or an error for the model to read; the server reads
-// and writes the JSON.
+// against: a tool declares its arguments, gets them checked, as Go values,
+// and returns plain text, or an error for the model to read.
 
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// tool is one entry of the catalogue: tools/list, the arguments' check
-// and the help text all come from it.
+// tool is one entry of the catalogue: tools/list and each call follow it.
 type tool struct {
 	name        string
-	description string
+	title       string // for people, in a client's interface; "" for none
+	description string // for the model: what the tool does, and when to use it
 	args        []arg
+	annotations map[string]bool // hints to clients (see annotations), written if set
 	// run returns the tool's text, or an error whose text the model reads
-	// as a result with "isError":true. If it panics, the call gets
-	// Internal error, and the session goes on.
+	// as a result with "isError":true. A panic is an Internal error.
 	run func(in arguments) (string, error)
 }
 
-// arg is one argument: its name and its kind, the JSON Schema type
-// "string", "number" or "boolean". Every argument is required, and no
-// other is allowed.
+// arg is one argument of a tool.
 type arg struct {
-	name string
-	kind string
+	name        string
+	kind        string   // a key of kinds
+	description string   // for the model; "" for none
+	choices     []string // a string's only values allowed; nil for any
+	optional    bool     // it may be left out, and then reads as def
+	def         any      // an optional one's value when left out, of its kind's Go type; nil: the zero value
+}
+
+// kinds are the kinds of argument: each one's JSON Schema, what a fault
+// calls it, the Go type a tool reads it as, and, of a list, its items'.
+var kinds = map[string]struct{ schema, noun, goType, item string }{
+	"string":  {`"type":"string"`, "string", "string", ""},
+	"number":  {`"type":"number"`, "number", "float64", ""},
+	"integer": {`"type":"integer"`, "integer", "int", ""},
+	"boolean": {`"type":"boolean"`, "boolean", "bool", ""},
+	"strings": {`"type":"array","items":{"type":"string"}`, "list of strings", "[]string", "string"},
+	"numbers": {`"type":"array","items":{"type":"number"}`, "list of numbers", "[]float64", "number"},
 }
 
 // tools is the catalogue, in tools/list order.
@@ -48,165 +65,298 @@ func runEcho(in arguments) (string, error) {
 
 // ==== The interface ====
 
-// arguments are a call's arguments, read as Go values, each present and
-// of its kind. Asking for one the tool does not declare, or as another
-// kind, panics.
+// arguments are a call's arguments, checked, read as Go values; one left
+// out reads as its default. Reading one not declared so panics.
 type arguments struct {
-	args []arg
-	obj  []byte // the JSON object given, checked against args
+	args   []arg
+	values [][]byte // by args: the JSON value given, or nil
 }
 
 // text returns a string argument's text (see text in handlers.go: a lone
-// surrogate that the client sent is kept, as the three bytes WTF-8 gives
-// it).
-func (in arguments) text(name string) string { return text(in.value(name, "string")) }
+// surrogate is kept, as the three bytes WTF-8 gives it).
+func (in arguments) text(name string) string { return read(in, name, "string", text) }
 
 // number returns a number argument as JavaScript's Number() reads it.
-func (in arguments) number(name string) float64 { return parseNumber(in.value(name, "number")) }
+func (in arguments) number(name string) float64 { return read(in, name, "number", parseNumber) }
 
-// boolean returns a boolean argument.
-func (in arguments) boolean(name string) bool { return in.value(name, "boolean")[0] == 't' }
-
-// value returns the argument name, of the given kind, as the JSON given.
-func (in arguments) value(name, kind string) []byte {
-	for _, a := range in.args {
-		if a.name == name && a.kind == kind {
-			return member(in.obj, name)
-		}
-	}
-	panic(fmt.Sprintf("the tool reads the %s argument %q, which it does not declare", kind, name))
+// integer returns an integer argument, which is within ±(2^53-1).
+func (in arguments) integer(name string) int {
+	return read(in, name, "integer", func(v []byte) int { return int(parseNumber(v)) })
 }
 
-// call checks args, the call's arguments (a JSON object, or nil for none),
-// and runs the tool with them: its text, and whether that reports an
-// error. Every fault of the arguments is told in one text, for the model.
+// boolean returns a boolean argument.
+func (in arguments) boolean(name string) bool {
+	return read(in, name, "boolean", func(v []byte) bool { return v[0] == 't' })
+}
+
+// texts returns a list of strings argument, each read as text reads it.
+func (in arguments) texts(name string) []string { return read(in, name, "strings", readList(text)) }
+
+// numbers returns a list of numbers argument, each read as number does.
+func (in arguments) numbers(name string) []float64 {
+	return read(in, name, "numbers", readList(parseNumber))
+}
+
+// given reports whether the call gave the argument name.
+func (in arguments) given(name string) bool { return in.values[in.index(name, "")] != nil }
+
+// read returns the argument name, of the kind, read by parse, or its default.
+func read[T any](in arguments, name, kind string, parse func([]byte) T) T {
+	i := in.index(name, kind)
+	if in.values[i] == nil {
+		def, _ := in.args[i].def.(T)
+		return def
+	}
+	return parse(in.values[i])
+}
+
+// readList returns a function that reads a JSON array's items by parse.
+func readList[T any](parse func([]byte) T) func([]byte) []T {
+	return func(v []byte) []T {
+		list := []T{}
+		for item := range elements(v) {
+			list = append(list, parse(item))
+		}
+		return list
+	}
+}
+
+// index returns the index of the argument name, of the given kind (any,
+// if ""); a tool that reads one it does not declare panics.
+func (in arguments) index(name, kind string) int {
+	i := slices.IndexFunc(in.args, func(a arg) bool { return a.name == name && (a.kind == kind || kind == "") })
+	if i < 0 {
+		panic(fmt.Sprintf("the tool reads %q, which it does not declare as %s", name, withArticle(cmp.Or(kind, "argument"))))
+	}
+	return i
+}
+
+// ==== Checking a call ====
+
+// call checks args (a JSON object, or nil) and runs the tool with them: its
+// text, and whether that is an error. All faults are told in one text.
 func (t *tool) call(args []byte) (text string, isError bool) {
-	var small [8][]byte // the values given, by t.args, found in one walk
-	given := small[:0]  // (on the stack, for up to 8 arguments)
-	for range t.args {
-		given = append(given, nil)
-	}
+	given := make([][]byte, len(t.args))
 	var extra []byte // the first argument the tool does not take
-	if args != nil {
-		for k, v := range members(args) {
-			if i := t.argIndex(nameOf(k)); i >= 0 {
-				given[i] = v
-			} else if extra == nil {
-				extra = k
-			}
+	for k, v := range members(args) {
+		if i := t.argIndex(nameOf(k)); i >= 0 {
+			given[i] = v
+		} else if extra == nil {
+			extra = k
 		}
 	}
-	var b strings.Builder
-	problem := func(parts ...string) {
-		if b.Len() == 0 {
-			b.WriteString("Invalid arguments for tool " + t.name + ": ")
-		} else {
-			b.WriteString("; ")
-		}
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-	}
+	var b strings.Builder // the faults, each after "; "
 	for i, a := range t.args {
-		switch v := given[i]; {
-		case v == nil:
-			problem(`missing required argument "`, a.name, `" (`, a.kind, ")")
-		case jsonType(v) != a.kind:
-			problem(`argument "`, a.name, `" must be a `, a.kind, ", got ", jsonType(v))
+		if v := given[i]; v == nil && !a.optional {
+			b.WriteString(`; missing required argument "` + a.name + `" (` + a.what(false) + ")")
+		} else if got := a.fault(v); got != "" {
+			b.WriteString(`; argument "` + a.name + `" must be ` + a.what(true) + got)
 		}
 	}
 	if extra != nil {
-		problem(`unexpected argument "`)
+		b.WriteString(`; unexpected argument "`)
 		writeText(&b, extra) // at once: it can be as long as the line
-		b.WriteString(`" (allowed: ` + strings.Join(t.argNames(), ", ") + ")")
+		var allowed []string
+		for _, a := range t.args {
+			allowed = append(allowed, a.name)
+		}
+		if allowed != nil {
+			b.WriteString(`" (allowed: ` + strings.Join(allowed, ", ") + ")")
+		} else {
+			b.WriteString(`" (the tool takes no arguments)`)
+		}
 	}
 	if b.Len() > 0 {
-		return b.String(), true
+		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:], true
 	}
-	text, err := t.run(arguments{t.args, args})
+	text, err := t.run(arguments{t.args, given})
 	if err != nil {
 		return err.Error(), true
 	}
 	return text, false
 }
 
+// what names the values a takes: "number" ("a number" with article),
+// "list of strings", or `one of "c", "f"`.
+func (a arg) what(article bool) string {
+	if a.choices == nil && article {
+		return withArticle(kinds[a.kind].noun)
+	} else if a.choices == nil {
+		return kinds[a.kind].noun
+	}
+	var quoted []string
+	for _, c := range a.choices {
+		quoted = append(quoted, quote(c))
+	}
+	return "one of " + strings.Join(quoted, ", ")
+}
+
+// fault says what is wrong with v, given for a (nil: none), after "must be
+// a number" or the like: ", got string", say; or "" if nothing is. An
+// integer has no fraction (Number.isInteger) and is within ±(2^53-1).
+func (a arg) fault(v []byte) string {
+	if v == nil {
+		return ""
+	}
+	got, item := jsonType(v), kinds[a.kind].item
+	switch {
+	case a.kind == "integer" && got == "number":
+		if f := parseNumber(v); math.IsInf(f, 0) || f != math.Trunc(f) {
+			return ", got " + formatNumber(f)
+		} else if math.Abs(f) > 1<<53-1 {
+			return " within ±9007199254740991, got " + formatNumber(f)
+		}
+	case item != "" && got != "array":
+		return ", got " + withArticle(got)
+	case item != "":
+		for e := range elements(v) {
+			if jsonType(e) != item {
+				return ", got a list with " + withArticle(jsonType(e))
+			}
+		}
+	case got != a.kind:
+		return ", got " + got
+	case a.choices != nil && !slices.Contains(a.choices, text(v)):
+		return ", got " + quote(text(v))
+	}
+	return ""
+}
+
 // argIndex returns the index of the argument named name, or -1: names
 // match exactly, "A" is not "a".
 func (t *tool) argIndex(name []byte) int {
-	for i, a := range t.args {
-		if string(name) == a.name {
-			return i
-		}
-	}
-	return -1
-}
-
-// argNames returns the names of t's arguments.
-func (t *tool) argNames() []string {
-	var names []string
-	for _, a := range t.args {
-		names = append(names, a.name)
-	}
-	return names
+	return slices.IndexFunc(t.args, func(a arg) bool { return a.name == string(name) })
 }
 
 // findTool returns the tool named name, or nil.
 func findTool(tools []tool, name []byte) *tool {
-	for i := range tools {
-		if tools[i].name == string(name) {
-			return &tools[i]
-		}
+	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == string(name) }); i >= 0 {
+		return &tools[i]
 	}
 	return nil
 }
 
-// toolList is `"tools":[...]`, the members of a tools/list result.
+// ==== The catalogue ====
+
+// annotations are the hints a tool may carry, in the specification's
+// order.
+var annotations = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+// toolList is `"tools":[...]`, the members of a tools/list result, each
+// tool's and each property's members in the specification's order, those
+// that are optional only when set.
 func toolList(tools []tool) string {
 	var list []string
 	for _, t := range tools {
-		var props []string
+		var props, required, hints []string
 		for _, a := range t.args {
-			props = append(props, quote(a.name)+`:{"type":`+quote(a.kind)+`}`)
+			p := kinds[a.kind].schema
+			if a.choices != nil {
+				p += `,"enum":` + quoteList(a.choices)
+			}
+			if a.description != "" {
+				p += `,"description":` + quote(a.description)
+			}
+			if a.def != nil {
+				p += `,"default":` + defaultJSON(a.def)
+			}
+			if props = append(props, quote(a.name)+":{"+p+"}"); !a.optional {
+				required = append(required, a.name)
+			}
 		}
-		list = append(list, `{"name":`+quote(t.name)+`,"description":`+quote(t.description)+
-			`,"inputSchema":{"type":"object","properties":{`+strings.Join(props, ",")+
-			`},"required":`+quoteList(t.argNames())+`,"additionalProperties":false}}`)
+		entry := `{"name":` + quote(t.name)
+		if t.title != "" {
+			entry += `,"title":` + quote(t.title)
+		}
+		entry += `,"description":` + quote(t.description) + `,"inputSchema":{"type":"object","properties":{` +
+			strings.Join(props, ",") + `},"required":` + quoteList(required) + `,"additionalProperties":false}`
+		for _, h := range annotations {
+			if v, ok := t.annotations[h]; ok {
+				hints = append(hints, quote(h)+":"+strconv.FormatBool(v))
+			}
+		}
+		if hints != nil {
+			entry += `,"annotations":{` + strings.Join(hints, ",") + "}"
+		}
+		list = append(list, entry+"}")
 	}
 	return `"tools":[` + strings.Join(list, ",") + "]"
 }
 
+// defaultJSON returns a default, of its kind's Go type, as JSON.
+func defaultJSON(def any) string {
+	switch d := def.(type) {
+	case string:
+		return quote(d)
+	case []string:
+		return quoteList(d)
+	case float64:
+		return formatNumber(d)
+	case []float64:
+		var list []string
+		for _, f := range d {
+			list = append(list, formatNumber(f))
+		}
+		return "[" + strings.Join(list, ",") + "]"
+	}
+	return fmt.Sprint(def) // an int or a bool
+}
+
 // checkCatalogue returns the first mistake in the catalogues, which main
-// reports at start: a tool name outside the specification's rule (1 to
-// 128 of A-Z a-z 0-9 _ - .), a name or a URI used twice, an argument of a
-// kind no tool can read, a missing run function.
+// reports at start: in a tool's name (the specification's rule), run,
+// annotations or arguments (see check), or a URI used twice.
 func checkCatalogue(tools []tool, resources []resource) error {
-	seen := map[string]bool{}
-	for _, t := range tools {
+	for i, t := range tools {
 		switch {
 		case len(t.name) < 1 || len(t.name) > 128 || strings.Trim(t.name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") != "":
 			return fmt.Errorf("tool %q: a name is 1 to 128 of A-Z a-z 0-9 _ - .", t.name)
-		case seen["tool "+t.name]:
+		case findTool(tools[:i], []byte(t.name)) != nil:
 			return fmt.Errorf("tool %q: the name is used twice", t.name)
 		case t.run == nil:
 			return fmt.Errorf("tool %q: no run function", t.name)
 		}
-		seen["tool "+t.name] = true
+		for h := range t.annotations {
+			if !slices.Contains(annotations, h) {
+				return fmt.Errorf("tool %q: the annotation %q is not one of %s", t.name, h, strings.Join(annotations, ", "))
+			}
+		}
 		for i, a := range t.args {
-			switch {
-			case a.kind != "string" && a.kind != "number" && a.kind != "boolean":
-				return fmt.Errorf("tool %q, argument %q: the kind %q is not string, number or boolean", t.name, a.name, a.kind)
-			case a.name == "" || len(a.name) > 128:
-				return fmt.Errorf("tool %q: an argument's name is 1 to 128 bytes", t.name)
-			case t.argIndex([]byte(a.name)) != i:
-				return fmt.Errorf("tool %q, argument %q: the name is used twice", t.name, a.name)
+			if err := a.check(t.argIndex([]byte(a.name)) == i); err != "" {
+				return fmt.Errorf("tool %q, argument %q: %s", t.name, a.name, err)
 			}
 		}
 	}
-	for _, r := range resources {
-		if seen["uri "+r.uri] {
+	for i, r := range resources {
+		if slices.ContainsFunc(resources[:i], func(o resource) bool { return o.uri == r.uri }) {
 			return fmt.Errorf("resource %q: the URI is used twice", r.uri)
 		}
-		seen["uri "+r.uri] = true
 	}
 	return nil
+}
+
+// check returns what is wrong with a, given whether its name is its own
+// (not used twice), or "": its name, kind, choices or default.
+func (a arg) check(own bool) string {
+	_, known := kinds[a.kind]
+	switch {
+	case a.name == "" || len(a.name) > 128:
+		return "an argument's name is 1 to 128 bytes"
+	case !own:
+		return "the name is used twice"
+	case !known:
+		return fmt.Sprintf("the kind %q is not one of string, number, integer, boolean, strings, numbers", a.kind)
+	case a.choices != nil && (a.kind != "string" || len(a.choices) == 0):
+		return "choices are one or more strings, of a string"
+	case len(slices.Compact(slices.Sorted(slices.Values(a.choices)))) < len(a.choices):
+		return "a choice is given twice"
+	case a.def != nil && !a.optional:
+		return "a default is for an optional argument"
+	case a.def != nil && fmt.Sprintf("%T", a.def) != kinds[a.kind].goType:
+		return fmt.Sprintf("the default %#v (%T) is not a %s, as a %s argument reads", a.def, a.def, kinds[a.kind].goType, a.kind)
+	case a.def != nil && !json.Valid([]byte(defaultJSON(a.def))):
+		return fmt.Sprintf("the default %v is not a number JSON can write", a.def)
+	case a.def != nil && a.choices != nil && !slices.Contains(a.choices, a.def.(string)):
+		return fmt.Sprintf("the default %q is not one of the choices", a.def)
+	}
+	return ""
 }

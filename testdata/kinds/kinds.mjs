@@ -1,0 +1,16 @@
+// Computes kinds.out from kinds.in with node: node kinds.mjs < kinds.in >
+// kinds.out. The tools are TestToolKinds' catalogue: "all" shows how it
+// read each argument.
+import { arg, serve } from "../tools.mjs";
+
+serve([
+  { name: "all", title: "Every kind", description: "Show each kind of argument as read",
+    annotations: { readOnlyHint: true, openWorldHint: false }, args: [
+      arg("s", "string", { description: "any text" }), arg("n", "number"),
+      arg("i", "integer", { description: "a whole number", optional: true, def: 3 }),
+      arg("b", "boolean", { optional: true }),
+      arg("c", "string", { choices: ["c", "f"], optional: true, def: "c" }),
+      arg("ss", "strings", { optional: true, def: ["x", "y"] }), arg("ns", "numbers", { optional: true }),
+    ], run: (a, given) => [`s=${a.s} n=${a.n} i=${a.i} b=${a.b} c=${a.c} ss=${a.ss.join("|")} ns=${a.ns.join("|")} given=${given.join(",")}`, false] },
+  { name: "none", description: "Take nothing", args: [], run: () => ["nothing", false] },
+]);
