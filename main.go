@@ -29,7 +29,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -110,9 +109,12 @@ type server struct {
 	started  bool // a line was read: no byte order mark is skipped any more
 	ended    bool // the input ended
 
-	mu       sync.Mutex
-	waiting  bool // in a read, with every reply owed written
-	stopping bool // a signal asked the loop to stop after the request in hand
+	// The loop sets waiting, then reads stopping; a signal sets stopping,
+	// then reads waiting. So either the signal sees the loop waiting for
+	// input, with every reply written, and the process may exit at once,
+	// or the loop sees stopping before it writes again.
+	waiting  atomic.Bool // in a read, with every reply owed written
+	stopping atomic.Bool // a signal asked the loop to stop after the request in hand
 }
 
 // newServer returns a server that reads requests from r, writes replies
@@ -142,7 +144,7 @@ func (s *server) serve() error {
 		if err := s.writeFailed(); err != nil {
 			return err
 		}
-		if s.stop(false) {
+		if s.stopping.Load() {
 			if err := s.out.Flush(); err != nil {
 				return err
 			}
@@ -166,37 +168,14 @@ func (s *server) Read(p []byte) (int, error) {
 	if err := s.out.Flush(); err != nil {
 		return 0, err
 	}
-	if !s.setWaiting(true) {
+	if s.waiting.Store(true); s.stopping.Load() {
 		return 0, errStopped
 	}
 	n, err := s.r.Read(p)
-	if !s.setWaiting(false) {
+	if s.waiting.Store(false); s.stopping.Load() {
 		return 0, errStopped
 	}
 	return n, err
-}
-
-// setWaiting records whether the loop waits for input, and reports false
-// if a signal asked it to stop.
-func (s *server) setWaiting(w bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waiting = w
-	return !s.stopping
-}
-
-// stop reports whether a signal asked the loop to stop. With ask, a
-// signal asks, and stop reports whether the loop waits for input with
-// every reply written: then the process may exit at once, as the loop
-// writes nothing more.
-func (s *server) stop(ask bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ask {
-		s.stopping = true
-		return s.waiting
-	}
-	return s.stopping
 }
 
 // serveUntilStopped serves on a goroutine of its own, and returns the exit
@@ -220,7 +199,8 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 			if first != nil {
 				return 128 + int(first.(syscall.Signal)), first.String() + ", then " + sig.String()
 			}
-			if first = sig; s.stop(true) {
+			first = sig
+			if s.stopping.Store(true); s.waiting.Load() {
 				return 0, sig.String()
 			}
 		}
