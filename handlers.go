@@ -388,8 +388,9 @@ func handleResourcesRead(_ *server, req request) reply {
 	if req.uri == nil || req.uri[0] != '"' {
 		return reply{err: invalidParams("params.uri", req.uri, "a string")}
 	}
+	uri := text(req.uri)
 	for i, r := range resources {
-		if r.uri == string(nameOf(req.uri)) {
+		if r.uri == uri {
 			return reply{result: readResults[i][req.modern]}
 		}
 	}
@@ -397,7 +398,7 @@ func handleResourcesRead(_ *server, req request) reply {
 	if req.modern {
 		code = codeInvalidParams
 	}
-	return reply{err: &rpcError{code: code, message: "Resource not found", textKey: "uri", text: text(req.uri)}}
+	return reply{err: &rpcError{code: code, message: "Resource not found", textKey: "uri", text: uri}}
 }
 
 // ==== Writing replies, and the log ====

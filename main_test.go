@@ -1352,6 +1352,18 @@ func TestMethodsDispatch(t *testing.T) {
 	}
 }
 
+// TestResourceURIText: a resource is found by its URI's text, however
+// long it is and however the client escapes it.
+func TestResourceURIText(t *testing.T) {
+	uri := "memo://" + strings.Repeat("a/", 500)
+	defer func(r []resource, reads []map[bool]string) { resources, readResults = r, reads }(resources, readResults)
+	resources, readResults = []resource{{uri: uri}}, []map[bool]string{{false: `{"found":1}`}}
+	got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"`+strings.ReplaceAll(uri, "/", `\/`)+`"}}`+"\n")
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"found":1}}` + "\n"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 // ==== The process: limits, memory, cost ====
 
 // child is a running mcp binary with its pipes.
