@@ -388,9 +388,8 @@ func handleResourcesRead(_ *server, req request) reply {
 	if req.uri == nil || req.uri[0] != '"' {
 		return reply{err: invalidParams("params.uri", req.uri, "a string")}
 	}
-	uri := text(req.uri)
 	for i, r := range resources {
-		if r.uri == uri {
+		if hasText(req.uri, r.uri) {
 			return reply{result: readResults[i][req.modern]}
 		}
 	}
@@ -398,7 +397,7 @@ func handleResourcesRead(_ *server, req request) reply {
 	if req.modern {
 		code = codeInvalidParams
 	}
-	return reply{err: &rpcError{code: code, message: "Resource not found", textKey: "uri", text: uri}}
+	return reply{err: &rpcError{code: code, message: "Resource not found", textKey: "uri", text: text(req.uri)}}
 }
 
 // ==== Writing replies, and the log ====
@@ -826,6 +825,15 @@ func nameOf(lit []byte) []byte {
 	return []byte(text(lit))
 }
 
+// hasText reports whether the text of the valid JSON string lit is s,
+// decoding lit only if it needs it.
+func hasText(lit []byte, s string) bool {
+	if body := lit[1 : len(lit)-1]; !needsDecoding(body) {
+		return string(body) == s
+	}
+	return text(lit) == s
+}
+
 // needsDecoding reports whether a string's body is not its text.
 func needsDecoding(body []byte) bool {
 	return bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, 0xED) >= 0
@@ -862,14 +870,19 @@ func unhex(c byte) rune {
 	return -1
 }
 
-// jsonTypes are the JSON Schema types of values by their first byte, but
-// numbers.
-var jsonTypes = map[byte]string{'"': "string", '{': "object", '[': "array", 't': "boolean", 'f': "boolean", 'n': "null"}
-
 // jsonType names the JSON Schema type of a valid JSON value.
 func jsonType(v []byte) string {
-	if t, ok := jsonTypes[v[0]]; ok {
-		return t
+	switch v[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
 	}
 	return "number"
 }
@@ -1079,7 +1092,7 @@ func surrogate(s string) rune {
 // quote returns s as a JSON string (see writeString).
 func quote(s string) string {
 	var b strings.Builder
-	w := bufio.NewWriter(&b)
+	w := bufio.NewWriterSize(&b, 64) // small: a long run of text goes through
 	writeString(w, s)
 	w.Flush()
 	return b.String()

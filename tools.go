@@ -68,8 +68,8 @@ func runEcho(in arguments) (string, error) {
 // arguments are a call's arguments, checked, read as Go values; one left
 // out reads as its default. Reading one not declared so panics.
 type arguments struct {
-	args   []arg
-	values [][]byte // by args: the JSON value given, or nil
+	args []arg
+	obj  []byte // the JSON object given (nil: none), checked against args
 }
 
 // text returns a string argument's text (see text in handlers.go: a lone
@@ -98,16 +98,19 @@ func (in arguments) numbers(name string) []float64 {
 }
 
 // given reports whether the call gave the argument name.
-func (in arguments) given(name string) bool { return in.values[in.index(name, "")] != nil }
+func (in arguments) given(name string) bool {
+	return member(in.obj, in.args[in.index(name, "")].name) != nil
+}
 
 // read returns the argument name, of the kind, read by parse, or its default.
 func read[T any](in arguments, name, kind string, parse func([]byte) T) T {
 	i := in.index(name, kind)
-	if in.values[i] == nil {
+	v := member(in.obj, name)
+	if v == nil {
 		def, _ := in.args[i].def.(T)
 		return def
 	}
-	return parse(in.values[i])
+	return parse(v)
 }
 
 // readList returns a function that reads a JSON array's items by parse.
@@ -136,7 +139,11 @@ func (in arguments) index(name, kind string) int {
 // call checks args (a JSON object, or nil) and runs the tool with them: its
 // text, and whether that is an error. All faults are told in one text.
 func (t *tool) call(args []byte) (text string, isError bool) {
-	given := make([][]byte, len(t.args))
+	var small [8][]byte // the values given, by t.args, on the stack for up to 8
+	given := small[:0]
+	for range t.args {
+		given = append(given, nil)
+	}
 	var extra []byte // the first argument the tool does not take
 	for k, v := range members(args) {
 		if i := t.argIndex(nameOf(k)); i >= 0 {
@@ -169,7 +176,7 @@ func (t *tool) call(args []byte) (text string, isError bool) {
 	if b.Len() > 0 {
 		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:], true
 	}
-	text, err := t.run(arguments{t.args, given})
+	text, err := t.run(arguments{t.args, args})
 	if err != nil {
 		return err.Error(), true
 	}
@@ -195,8 +202,8 @@ func (a arg) what(article bool) string {
 // a number" or the like: ", got string", say; or "" if nothing is. An
 // integer has no fraction (Number.isInteger) and is within ±(2^53-1).
 func (a arg) fault(v []byte) string {
-	if v == nil {
-		return ""
+	if v == nil || jsonType(v) == a.kind && a.choices == nil {
+		return "" // most often
 	}
 	got, item := jsonType(v), kinds[a.kind].item
 	switch {
