@@ -94,6 +94,9 @@ type request struct {
 func (s *server) answer(line []byte, tooLong bool) {
 	msg := line[skipSpace(line, 0):]
 	end, ok := scanValue(msg, 0)
+	if ok {
+		end = skipSpace(msg, end) // only space may follow the value
+	}
 	switch {
 	case tooLong:
 		data := quote("message longer than " + strconv.Itoa(s.max) + " bytes")
@@ -101,11 +104,9 @@ func (s *server) answer(line []byte, tooLong bool) {
 		s.log.printf("mcp: - line over %d bytes skipped", s.max)
 	case len(msg) == 0:
 		return
-	case !ok || skipSpace(msg, end) < len(msg):
+	case !ok || end < len(msg):
 		s.writeReply(nil, reply{err: errParse})
-		if s.log != nil {
-			s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line))
-		}
+		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, len(line)-len(msg)+end))
 	case msg[0] == '[':
 		n, elems := 0, 0
 		for elem := range elements(msg) {
@@ -137,12 +138,9 @@ func (s *server) answer(line []byte, tooLong bool) {
 	s.out.WriteByte('\n')
 }
 
-// notJSON says, for the log, why a line is not JSON.
-func notJSON(line []byte) string {
-	at, ok := scanValue(line, skipSpace(line, 0))
-	if ok {
-		at = skipSpace(line, at) // something follows the value
-	}
+// notJSON says, for the log, why a line is not JSON: its byte at cannot
+// be there, or, at its end, the line ends too soon.
+func notJSON(line []byte, at int) string {
 	if at < len(line) {
 		return fmt.Sprintf("the line is not JSON: %q at byte %d", line[at:at+1], at)
 	}

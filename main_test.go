@@ -1961,7 +1961,8 @@ func checkLog(t *testing.T, log []byte, want string) (written, dropped int) {
 // TestLog: with -v, one line per request (method, id, time, outcome: ok,
 // "tool error", or the error code and, for Invalid params, what was
 // wrong), client text quoted and cut, a line that is not JSON with where
-// it fails, and last why mcp stopped; stdout is as without -v.
+// it fails (inside the value, or after it), and last why mcp stopped;
+// stdout is as without -v.
 func TestLog(t *testing.T) {
 	long := strings.Repeat("m", 1<<20)
 	in := call("1", "add", `{"a":1,"b":2}`) + "\n" + call("2", "add", `{"a":"x","b":2}`) + "\n" +
@@ -1970,7 +1971,7 @@ func TestLog(t *testing.T) {
 		`{"jsonrpc":"2.0","id":6,"method":"ping","params":[]}` + "\n" +
 		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n" +
-		"{\n" + `  "jsonrpc": "2.0",` + "\n}\n" + `{"jsonrpc":"2.0","id":[1]}` + "\n" +
+		"{\n" + `  "jsonrpc": "2.0",` + "\n}\n" + " 1 2\n" + `{"jsonrpc":"2.0","id":[1]}` + "\n" +
 		`{"jsonrpc":"2.0","id":"x\n\u001b[31m","method":"` + long + `"}` + "\n" + "[]\n"
 	out, stderr := runBinary(t, []byte(in), "-v")
 	if plain, _ := runBinary(t, []byte(in)); !bytes.Equal(out, plain) {
@@ -1985,6 +1986,7 @@ func TestLog(t *testing.T) {
 		` error -32602: _meta.io.modelcontextprotocol/clientCapabilities is missing$`,
 		`^mcp: - id=null error -32700: the line ends inside a JSON value \(each message must be on one line\)$`,
 		`^` + regexp.QuoteMeta(notJSON+`":" at byte 11`) + `$`, `^` + regexp.QuoteMeta(notJSON+`"}" at byte 0`) + `$`,
+		`^` + regexp.QuoteMeta(notJSON+`"2" at byte 3`) + `$`,
 		`^mcp: - id=null error -32600$`,
 		`^mcp: "m{100}"\.\.\.1048576 bytes id="x\\n\\x1b\[31m" .* error -32601$`, `^mcp: - id=null error -32600$`,
 		`^mcp: end of input: stopping$`,
