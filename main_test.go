@@ -54,7 +54,15 @@ var (
 	dir string
 )
 
+// catalogueEnv names, in the environment of the test binary run as mcp
+// (see runCatalogue), which of testCatalogues it serves.
+const catalogueEnv = "MCP_TEST_CATALOGUE"
+
 func TestMain(m *testing.M) {
+	if name := os.Getenv(catalogueEnv); name != "" {
+		tools = testCatalogues[name]
+		main() // exits
+	}
 	flag.Parse()
 	var err error
 	if dir, err = os.MkdirTemp("", "mcp-test-"); err != nil {
@@ -102,14 +110,34 @@ func raceEnabled() bool {
 // stdout and stderr; a non-zero exit fails the test.
 func runBinary(t testing.TB, stdin []byte, args ...string) (stdout, stderr []byte) {
 	t.Helper()
-	cmd := exec.Command(mcpPath(t), args...)
+	return runCommand(t, exec.Command(mcpPath(t), args...), stdin)
+}
+
+// runCommand runs cmd with stdin and returns its stdout and stderr; a
+// non-zero exit fails the test.
+func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byte) {
+	t.Helper()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("mcp %s: %v\nstderr: %s", strings.Join(args, " "), err, errb.Bytes())
+		t.Fatalf("%s: %v\nstderr: %s", strings.Join(cmd.Args, " "), err, errb.Bytes())
 	}
 	return out.Bytes(), errb.Bytes()
+}
+
+// testCatalogues are the tests' own catalogues, which the test binary
+// serves as mcp (see runCatalogue): a user's tools never meet them.
+var testCatalogues = map[string][]tool{"escaped": escapedCatalogue}
+
+// runCatalogue runs the test binary as mcp, serving the test catalogue
+// name, pipes stdin through it with args, and returns its stdout and
+// stderr; a non-zero exit fails the test.
+func runCatalogue(t testing.TB, name string, stdin []byte, args ...string) (stdout, stderr []byte) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), catalogueEnv+"="+name)
+	return runCommand(t, cmd, stdin)
 }
 
 // serveWith runs the serve loop in-process on input with the catalogue
@@ -963,6 +991,77 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
+// TestControlBytesInStrings: a raw control byte inside a string is a
+// Parse error wherever it falls: each of 0x00 to 0x1F (but 0x0A, which
+// ends the line) at each offset 0 to 16 of a member's name and of a
+// value, against a scan that reads strings eight bytes at a time.
+func TestControlBytesInStrings(t *testing.T) {
+	t.Parallel()
+	const pad = "abcdefghijklmnop"
+	var in, want strings.Builder
+	for c := range byte(0x20) {
+		if c == '\n' {
+			continue
+		}
+		for off := range 17 {
+			s := pad[:off] + string(c)
+			in.WriteString(call("1", "echo", `{"`+s+`x":"v"}`) + "\n" + echoCall("2", `"`+s+`h"`) + "\n")
+			want.WriteString(parseError + parseError)
+		}
+	}
+	if got, _ := runBinary(t, []byte(in.String())); string(got) != want.String() {
+		t.Errorf("%s", firstDiff([]byte(in.String()), got, []byte(want.String())))
+	}
+}
+
+// TestLimitAtTheReadBoundary: with -max-message-bytes, a line exactly at
+// the limit is served and one a byte over is refused, ended by LF or by
+// CRLF, wherever its CR falls against the reader's 1 MiB reads: the last
+// byte of one, the first of the next, or beside them.
+func TestLimitAtTheReadBoundary(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{1<<20 - 2, 1<<20 - 1, 1 << 20, 1<<20 + 1} {
+		for _, n := range []int{limit, limit + 1} {
+			text := largeText(n - len(echoCall("1", `""`)))
+			want := textReply("1", text)
+			if n > limit {
+				want = tooLongReply(limit)
+			}
+			for _, tail := range []string{"\n", "\r\n"} {
+				in := echoCall("1", `"`+text+`"`) + tail + pingLine + tail
+				if got, _ := runBinary(t, []byte(in), "-max-message-bytes", strconv.Itoa(limit)); string(got) != want+pingReply {
+					t.Errorf("limit %d, a line of %d bytes and %q: got %q, want %q", limit, n, tail, clip(string(got), 200), clip(want+pingReply, 200))
+				}
+			}
+		}
+	}
+}
+
+// TestOverTheLimit: with -max-message-bytes of any size, not a multiple of
+// the reader's, a line of the limit + 1 or of three times the limit is
+// refused, never answered, and the next line is served.
+func TestOverTheLimit(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{1, 4095, 65537, 2000000} {
+		next, nextReply := pingLine, pingReply
+		if len(pingLine) > limit {
+			next, nextReply = "1", invalidRequest // a line that fits, and is owed a reply
+		}
+		var in, want string
+		for _, n := range []int{limit + 1, 3 * limit} {
+			over := strings.Repeat("1", n) // a number, Invalid Request if it were read
+			if shell := len(echoCall("1", `""`)); n >= shell {
+				over = echoCall("1", `"`+largeText(n-shell)+`"`)
+			}
+			in += over + "\n" + next + "\n"
+			want += tooLongReply(limit) + nextReply
+		}
+		if got, _ := runBinary(t, []byte(in), "-max-message-bytes", strconv.Itoa(limit)); string(got) != want {
+			t.Errorf("limit %d: got %q, want %q", limit, clip(string(got), 300), clip(want, 300))
+		}
+	}
+}
+
 // TestLineLimit: a line over the limit gets Invalid Request, whatever its
 // size against the read buffer or what it holds, ended by LF, CRLF or the
 // end of input, and the next line is served; a line exactly at the limit
@@ -1145,6 +1244,37 @@ var kindsCatalogue = []tool{{
 			in.boolean("b"), in.text("c"), strings.Join(in.texts("ss"), "|"), strings.Join(ns, "|"), strings.Join(given, ",")), nil
 	},
 }, {name: "none", description: "Take nothing", run: func(arguments) (string, error) { return "nothing", nil }}}
+
+// escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).
+var escapedCatalogue = []tool{
+	{name: "long", description: "Return the long-named argument", args: []arg{{name: strings.Repeat("abcdefgh", 16), kind: "string"}},
+		run: func(in arguments) (string, error) { return in.text(strings.Repeat("abcdefgh", 16)), nil }},
+	{name: "tone", description: "Return the tone", args: []arg{{name: "tone", kind: "string", choices: []string{"warm", "formal"}}},
+		run: func(in arguments) (string, error) { return in.text("tone"), nil }},
+}
+
+// TestEscapedNames: an argument's name and a choice are their text,
+// however the line writes them: a name of 128 bytes, the longest a
+// catalogue allows, written wholly in \u escapes (768 bytes), is that
+// argument, and "\u0066ormal" is the choice "formal"; a near miss is not.
+// Through the test binary as mcp; node computed escaped.out.
+func TestEscapedNames(t *testing.T) {
+	t.Parallel()
+	if err := checkCatalogue(escapedCatalogue, nil); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.ReadFile("testdata/escaped/escaped.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/escaped/escaped.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := runCatalogue(t, "escaped", in); !bytes.Equal(got, want) {
+		t.Errorf("testdata/escaped:\n%s", firstDiff(in, got, want))
+	}
+}
 
 // TestToolKinds: a catalogue with every kind of argument, descriptions,
 // defaults, a choice, a title and annotations is listed, checked and read
@@ -2047,6 +2177,59 @@ func TestLogNeverBlocks(t *testing.T) {
 		if written, dropped := checkLog(t, log, "mcp: end of input: stopping"); dropped == 0 || written+dropped != n {
 			t.Errorf("%d log lines written and %d counted as dropped, want some dropped and %d in all", written, dropped, n)
 		}
+	}
+}
+
+// TestLogReadSlowly: with -v, 20,000 pings and a stderr read slowly from
+// the start (1 KiB every 20 ms), lines are still queued when the input
+// ends and the logger hurries; yet every line is either written or
+// counted in a "log lines dropped" line, and the reason for stopping
+// comes last.
+func TestLogReadSlowly(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(mcpPath(t), "-v")
+	cmd.Stderr = w
+	c := startCommand(t, cmd)
+	w.Close()
+	logged := make(chan []byte)
+	go func() {
+		var log []byte
+		buf := make([]byte, 1<<10)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			r.SetReadDeadline(time.Now().Add(hangAfter))
+			n, err := r.Read(buf)
+			if log = append(log, buf[:n]...); err != nil {
+				break
+			}
+		}
+		logged <- log
+	}()
+	const n = 20000
+	go func() {
+		in := bufio.NewWriter(c.stdin)
+		for i := range n {
+			fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		in.Flush()
+		c.stdin.Close()
+	}()
+	for i := range n {
+		if line, err := c.stdout.ReadString('\n'); err != nil || line != fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i) {
+			t.Fatalf("reply %d: %q, %v", i, line, err)
+		}
+	}
+	if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != 0 {
+		t.Errorf("exit %v, more output %q", st, out)
+	}
+	if written, dropped := checkLog(t, <-logged, "mcp: end of input: stopping"); written+dropped != n {
+		t.Errorf("%d log lines written and %d counted as dropped, want %d in all", written, dropped, n)
 	}
 }
 
