@@ -22,7 +22,7 @@ import (
 	"unicode/utf8"
 )
 
-// ==== Messages and replies ====
+// ==== Messages ====
 
 // JSON-RPC 2.0 and MCP error codes.
 const (
@@ -35,16 +35,13 @@ const (
 	codeUnsupportedVersion = -32022 // 2026-07-28: _meta names a version we do not speak
 )
 
-// rpcError is a JSON-RPC error.
+// rpcError is a JSON-RPC error: a code, a message and data (nil for
+// none), written by writeJSON; why is for the log only.
 type rpcError struct {
 	code    int
 	message string
-	data    string // raw JSON, or "" for none; with textKey, an object's first members
-	// textKey, if not "", ends data, then an object, with a member whose
-	// value is text, client text as long as the line: it is written out,
-	// not made into data first.
-	textKey, text string
-	why           string // for the log only: why params are invalid
+	data    any
+	why     string
 }
 
 // The errors that carry nothing but their code and message.
@@ -55,36 +52,22 @@ var (
 	errInternal       = &rpcError{code: codeInternalError, message: "Internal error"}
 )
 
-// invalidParams is Invalid params because a member of params had the
-// value got (nil: none) where want was expected.
-func invalidParams(member string, got []byte, want string) *rpcError {
+// invalidParams is Invalid params because the member had the value got
+// (none: missing) where want was expected.
+func invalidParams(member string, got value, want string) *rpcError {
 	why := member + " is missing"
-	if got != nil {
-		why = member + " is " + withArticle(jsonType(got)) + ", not " + want
+	if got.exists() {
+		why = member + " is " + withArticle(got.jsonType()) + ", not " + want
 	}
 	return &rpcError{code: codeInvalidParams, message: "Invalid params", why: why}
 }
 
-// reply is what a request gets: an error, a result of ours, or a tool's.
-type reply struct {
-	err     *rpcError
-	result  string // raw JSON; "" for a tool's result
-	text    string // a tool's result: its text,
-	isError bool   // whether it reports an error,
-	modern  bool   // and whether it is in the 2026-07-28 shape
-}
-
-// request is a request or notification, its members raw JSON slices of
-// the line, nil when absent; of a repeated member the last wins, as in
-// JSON.parse.
+// request is a request or a notification.
 type request struct {
-	id     []byte // a string or a number; nil for a notification
-	method []byte // a string
-	params []byte
-	modern bool // _meta names 2026-07-28: answer in its shapes
-
-	// The members of an object params that handlers read, read in one walk.
-	name, arguments, uri, protocolVersion, cursor, meta []byte
+	id     value // a string or a number; none for a notification
+	method value // a string
+	params value // an object, if the handler is called, or none
+	modern bool  // _meta names 2026-07-28: answer in its shapes
 }
 
 // answer writes the replies to one line: to a message, or to a batch (a
@@ -92,27 +75,23 @@ type request struct {
 // blank line, and a line that owes nothing, get no reply line at all.
 // tooLong is a line over the limit, whose bytes are gone.
 func (s *server) answer(line []byte, tooLong bool) {
-	msg := line[skipSpace(line, 0):]
-	end, ok := scanValue(msg, 0)
-	if ok {
-		end = skipSpace(msg, end) // only space may follow the value
-	}
+	msg, at, ok := s.doc.parse(line)
 	switch {
 	case tooLong:
-		data := quote("message longer than " + strconv.Itoa(s.max) + " bytes")
-		s.writeReply(nil, reply{err: &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: data}})
+		data := "message longer than " + strconv.Itoa(s.max) + " bytes"
+		s.writeReply(value{}, nil, &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: data})
 		s.log.printf("mcp: - line over %d bytes skipped", s.max)
-	case len(msg) == 0:
+	case skipSpace(line, 0) == len(line):
 		return
-	case !ok || end < len(msg):
-		s.writeReply(nil, reply{err: errParse})
-		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, len(line)-len(msg)+end))
-	case msg[0] == '[':
+	case !ok:
+		s.writeReply(value{}, nil, errParse)
+		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, at))
+	case msg.kind() == '[':
 		n, elems := 0, 0
-		for elem := range elements(msg) {
-			if id, r, owed := s.handleMessage(elem); owed {
+		for elem := range msg.elements() {
+			if id, result, err, owed := s.handleMessage(elem); owed {
 				s.out.WriteByte("[,"[min(n, 1)])
-				s.writeReply(id, r)
+				s.writeReply(id, result, err)
 				n++
 			}
 			if elems++; s.writeFailed() != nil {
@@ -125,15 +104,15 @@ func (s *server) answer(line []byte, tooLong bool) {
 		case elems > 0:
 			return
 		default: // an empty batch
-			s.writeReply(nil, reply{err: errInvalidRequest})
+			s.writeReply(value{}, nil, errInvalidRequest)
 			s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
 		}
 	default:
-		id, r, owed := s.handleMessage(msg)
+		id, result, err, owed := s.handleMessage(msg)
 		if !owed {
 			return
 		}
-		s.writeReply(id, r)
+		s.writeReply(id, result, err)
 	}
 	s.out.WriteByte('\n')
 }
@@ -150,77 +129,58 @@ func notJSON(line []byte, at int) string {
 // handleMessage returns the reply a message is owed, if any: requests and
 // invalid messages are owed one, notifications and the client's own
 // responses are not. It logs the request with -v.
-func (s *server) handleMessage(msg []byte) (id []byte, r reply, owed bool) {
+func (s *server) handleMessage(msg value) (id value, result any, err *rpcError, owed bool) {
 	req, ok := readMessage(msg)
-	if ok && req.id == nil {
-		return nil, reply{}, false
+	if ok && !req.id.exists() {
+		return value{}, nil, nil, false
 	}
 	var start time.Time
 	if s.log != nil {
 		start = time.Now()
 	}
-	if r = (reply{err: errInvalidRequest}); ok {
-		r = s.handle(req)
+	if err = errInvalidRequest; ok {
+		result, err = s.handle(req)
 	}
 	switch {
 	case s.log == nil:
 	case ok:
-		s.log.printf("mcp: %s id=%s %v %s", quoteText(text(req.method)), logID(req.id), time.Since(start), outcome(r))
+		s.log.printf("mcp: %s id=%s %v %s", quoteText(req.method.text()), logID(req.id), time.Since(start), outcome(result, err))
 	default:
-		s.log.printf("mcp: - id=%s %s", logID(req.id), outcome(r))
+		s.log.printf("mcp: - id=%s %s", logID(req.id), outcome(result, err))
 	}
-	return req.id, r, true
+	return req.id, result, err, true
 }
 
 // readMessage sorts a message: a request or a notification (ok), a
 // client's response (ok, with no id: owed nothing), or an invalid one,
 // whose reply carries its id if that is valid.
-func readMessage(msg []byte) (req request, ok bool) {
-	if msg[0] != '{' {
+func readMessage(msg value) (req request, ok bool) {
+	if msg.kind() != '{' {
 		return req, false
 	}
-	var jsonrpc, method, response []byte
-	for k, v := range members(msg) {
-		switch string(nameOf(k)) {
-		case "jsonrpc":
+	var jsonrpc, response value
+	for k, v := range msg.items() { // in one pass; the last of a name wins
+		switch {
+		case k.is("jsonrpc"):
 			jsonrpc = v
-		case "id":
+		case k.is("id"):
 			req.id = v
-		case "method":
-			method = v
-		case "params":
+		case k.is("method"):
+			req.method = v
+		case k.is("params"):
 			req.params = v
-		case "result", "error":
+		case k.is("result"), k.is("error"):
 			response = v
 		}
 	}
-	switch id := req.id; {
-	case method == nil && response != nil:
+	switch {
+	case !req.method.exists() && response.exists():
 		return request{}, true
-	case id != nil && id[0] != '"' && id[0] != '-' && !isDigit(id[0]):
-		req.id = nil // not an id: the reply's is null
+	case req.id.exists() && req.id.kind() != '"' && req.id.kind() != '0':
+		req.id = value{} // not an id: the reply's is null
 		return req, false
-	case method == nil || method[0] != '"' || jsonrpc == nil || jsonrpc[0] != '"' || string(nameOf(jsonrpc)) != "2.0":
+	case req.method.kind() != '"' || !jsonrpc.is("2.0"):
 		return req, false
-	}
-	req.method = method
-	if len(req.params) > 0 && req.params[0] == '{' {
-		for k, v := range members(req.params) {
-			switch string(nameOf(k)) {
-			case "name":
-				req.name = v
-			case "arguments":
-				req.arguments = v
-			case "uri":
-				req.uri = v
-			case "protocolVersion":
-				req.protocolVersion = v
-			case "cursor":
-				req.cursor = v
-			case "_meta":
-				req.meta = v
-			}
-		}
 	}
 	return req, true
 }
@@ -232,8 +192,14 @@ func readMessage(msg []byte) (req request, ok bool) {
 const (
 	serverName    = "shipcode-mcp"
 	serverVersion = "0.1.0"
-	serverInfo    = `{"name":"` + serverName + `","version":"` + serverVersion + `"}`
-	capabilities  = `"capabilities":{"tools":{},"resources":{}}`
+)
+
+// serverInfo and capabilities are members of initialize's and
+// server/discover's results; empty is ping's, made once.
+var (
+	serverInfo       = obj{{"name", serverName}, {"version", serverVersion}}
+	capabilities     = obj{{"tools", obj{}}, {"resources", obj{}}}
+	empty        any = obj{}
 )
 
 // Protocol versions. A request whose _meta names modernVersion is answered
@@ -246,227 +212,329 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities" // likewise
 )
 
-// legacyVersions are the initialize-era versions we speak, newest first.
-var legacyVersions = []string{latestLegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
-
-// supportedVersions lists, as JSON, the versions server/discover offers.
-var supportedVersions = quoteList(append([]string{modernVersion}, legacyVersions...))
+// legacyVersions are the initialize-era versions we speak, newest first;
+// supportedVersions, all of them, as server/discover offers them.
+var (
+	legacyVersions    = []string{latestLegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+	supportedVersions = append([]string{modernVersion}, legacyVersions...)
+)
 
 // methods is every method we serve: its name, whether 2026-07-28 removed
 // it (there, it is Method not found), and its handler, which is given the
-// request with its params checked to be an object or absent.
+// request with its params checked to be an object or none.
 var methods = []struct {
 	name       string
 	legacyOnly bool
-	handle     func(*server, request) reply
+	handle     func(*server, request) (any, *rpcError)
 }{
 	{"initialize", true, handleInitialize},
-	{"ping", true, func(*server, request) reply { return reply{result: "{}"} }},
-	{"tools/list", false, func(s *server, req request) reply { return listReply(req, s.toolList) }},
+	{"ping", true, func(*server, request) (any, *rpcError) { return empty, nil }},
+	{"tools/list", false, func(s *server, req request) (any, *rpcError) { return listReply(req, "tools", s.toolList) }},
 	{"tools/call", false, handleToolsCall},
-	{"resources/list", false, func(_ *server, req request) reply { return listReply(req, resourceList) }},
+	{"resources/list", false, func(_ *server, req request) (any, *rpcError) { return listReply(req, "resources", resourceList) }},
 	{"resources/read", false, handleResourcesRead},
-	{"resources/templates/list", false, func(_ *server, req request) reply { return listReply(req, `"resourceTemplates":[]`) }},
+	{"resources/templates/list", false, func(_ *server, req request) (any, *rpcError) {
+		return listReply(req, "resourceTemplates", []any{})
+	}},
 	// Answered in either era, in its only shape, 2026-07-28's.
-	{"server/discover", false, func(*server, request) reply {
-		return reply{result: `{"resultType":"complete","supportedVersions":` + supportedVersions + `,` + capabilities +
-			`,"_meta":{"io.modelcontextprotocol/serverInfo":` + serverInfo + `},"ttlMs":3600000,"cacheScope":"public"}`}
+	{"server/discover", false, func(*server, request) (any, *rpcError) {
+		return obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", capabilities},
+			{"_meta", obj{{"io.modelcontextprotocol/serverInfo", serverInfo}}}, {"ttlMs", 3600000}, {"cacheScope", "public"}}, nil
 	}},
 }
 
-// handle returns a request's reply: the error its _meta or params earn,
-// or its handler's reply. A handler or a tool that panics gets Internal
-// error, and the session goes on: nothing of the reply is written yet.
-func (s *server) handle(req request) (r reply) {
+// handle returns a request's result or error: the error its _meta or
+// params earn, or its handler's answer. A handler or a tool that panics
+// gets Internal error, and the session goes on: nothing of the reply is
+// written yet.
+func (s *server) handle(req request) (result any, err *rpcError) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = reply{err: errInternal}
-			s.log.printf("mcp: panic in %s: %s", quoteText(text(req.method)), quoteText(fmt.Sprint(p)))
+			result, err = nil, errInternal
+			s.log.printf("mcp: panic in %s: %s", quoteText(req.method.text()), quoteText(fmt.Sprint(p)))
 		}
 	}()
-	var err *rpcError
 	if req.modern, err = era(req); err != nil {
-		return reply{err: err}
+		return nil, err
 	}
-	method := string(nameOf(req.method))
 	for _, m := range methods {
 		switch {
-		case method != m.name:
+		case !req.method.is(m.name):
 		case m.legacyOnly && req.modern:
-			return reply{err: errMethodNotFound}
-		case req.params != nil && req.params[0] != '{':
-			return reply{err: invalidParams("params", req.params, "an object")}
+			return nil, errMethodNotFound
+		case req.params.exists() && req.params.kind() != '{':
+			return nil, invalidParams("params", req.params, "an object")
 		default:
 			return m.handle(s, req)
 		}
 	}
-	return reply{err: errMethodNotFound}
+	return nil, errMethodNotFound
 }
 
 // era reads params._meta: a request that names 2026-07-28 there must also
 // carry the client's capabilities, and is modern; one that names a legacy
 // version we speak, or none, is legacy; server/discover must name one.
 func era(req request) (modern bool, err *rpcError) {
-	version, caps := member(req.meta, metaProtocolVersion), member(req.meta, metaClientCapabilities)
+	meta := req.params.get("_meta")
+	version, caps := meta.get(metaProtocolVersion), meta.get(metaClientCapabilities)
 	switch {
-	case version == nil && string(nameOf(req.method)) == "server/discover", version != nil && version[0] != '"':
+	case !version.exists() && req.method.is("server/discover"), version.exists() && version.kind() != '"':
 		return false, metaRequired(metaProtocolVersion, version, "a string")
-	case version == nil:
+	case !version.exists():
 		return false, nil
 	}
-	switch v := string(nameOf(version)); {
-	case v == modernVersion && (caps == nil || caps[0] != '{'):
+	switch v := version.text(); {
+	case v == modernVersion && caps.kind() != '{':
 		return false, metaRequired(metaClientCapabilities, caps, "an object")
 	case v == modernVersion:
 		return true, nil
 	case !slices.Contains(legacyVersions, v):
 		return false, &rpcError{code: codeUnsupportedVersion, message: "Unsupported protocol version",
-			data: `"supported":` + supportedVersions + ",", textKey: "requested", text: text(version)}
+			data: obj{{"supported", supportedVersions}, {"requested", v}}}
 	}
 	return false, nil
 }
 
 // metaRequired is Invalid params for a _meta member missing or mistyped.
-func metaRequired(key string, got []byte, want string) *rpcError {
+func metaRequired(key string, got value, want string) *rpcError {
 	err := invalidParams("_meta."+key, got, want)
-	err.data = `{"required":"_meta.` + key + `"}`
+	err.data = obj{{"required", "_meta." + key}}
 	return err
 }
 
 // handleInitialize answers the legacy handshake with the client's version
 // if we speak it, else our newest legacy one.
-func handleInitialize(_ *server, req request) reply {
+func handleInitialize(_ *server, req request) (any, *rpcError) {
 	v := latestLegacyVersion
-	if pv := req.protocolVersion; pv != nil && pv[0] == '"' && slices.Contains(legacyVersions, string(nameOf(pv))) {
-		v = string(nameOf(pv))
+	if pv := req.params.get("protocolVersion"); pv.kind() == '"' && slices.Contains(legacyVersions, pv.text()) {
+		v = pv.text()
 	}
-	return reply{result: `{"protocolVersion":"` + v + `",` + capabilities + `,"serverInfo":` + serverInfo + `}`}
+	return obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil
 }
 
-// listReply answers a list method with the members of its result. We
-// never paginate, so any cursor is one we did not issue.
-func listReply(req request, members string) reply {
-	if req.cursor != nil {
-		return reply{err: invalidParams("params.cursor", req.cursor, "absent: mcp issues no cursors")}
+// listReply answers a list method with its list. We never paginate, so
+// any cursor is one we did not issue. In 2026-07-28, as the catalogues
+// are fixed for the life of the process, cache hints let a client keep
+// the list an hour.
+func listReply(req request, name string, list any) (any, *rpcError) {
+	if cursor := req.params.get("cursor"); cursor.exists() {
+		return nil, invalidParams("params.cursor", cursor, "absent: mcp issues no cursors")
 	}
-	return reply{result: inShape(req.modern, members)}
+	return cached(req.modern, obj{{name, list}}), nil
 }
 
-// inShape is a result with the given members in the request's shape: in
-// 2026-07-28, with resultType first and, as the catalogue is fixed for
-// the life of the process, cache hints that let a client keep it an hour.
-func inShape(modern bool, members string) string {
+// cached is a result of a catalogue in the request's shape (see
+// listReply).
+func cached(modern bool, result obj) obj {
 	if modern {
-		return `{"resultType":"complete",` + members + `,"ttlMs":3600000,"cacheScope":"public"}`
+		return slices.Concat(obj{{"resultType", "complete"}}, result, obj{{"ttlMs", 3600000}, {"cacheScope", "public"}})
 	}
-	return "{" + members + "}"
+	return result
 }
 
 // handleToolsCall runs a tool. Malformed params are a protocol error;
 // arguments the tool does not take get a tool result with isError, which
 // names the tool, the argument and the fault, for the model to correct.
-func handleToolsCall(s *server, req request) reply {
+func handleToolsCall(s *server, req request) (any, *rpcError) {
+	var name, args value
+	for k, v := range req.params.items() { // in one pass; the last of a name wins
+		if k.is("name") {
+			name = v
+		} else if k.is("arguments") {
+			args = v
+		}
+	}
 	switch {
-	case req.name == nil || req.name[0] != '"':
-		return reply{err: invalidParams("params.name", req.name, "a string")}
-	case req.arguments != nil && req.arguments[0] != '{':
-		return reply{err: invalidParams("params.arguments", req.arguments, "an object")}
+	case name.kind() != '"':
+		return nil, invalidParams("params.name", name, "a string")
+	case args.exists() && args.kind() != '{':
+		return nil, invalidParams("params.arguments", args, "an object")
 	}
-	t := findTool(s.tools, nameOf(req.name))
+	t := findTool(s.tools, name)
 	if t == nil {
-		return reply{err: &rpcError{code: codeInvalidParams, message: "Unknown tool: " + text(req.name)}}
+		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
 	}
-	text, isError := t.call(req.arguments)
-	return reply{text: text, isError: isError, modern: req.modern}
+	text, isError := t.call(args)
+	return toolResult{text, isError, req.modern}, nil
 }
 
 // handleResourcesRead answers a resource's contents. An unknown URI is
 // -32002 before 2026-07-28 and -32602 in it, with the URI as data.
-func handleResourcesRead(_ *server, req request) reply {
-	if req.uri == nil || req.uri[0] != '"' {
-		return reply{err: invalidParams("params.uri", req.uri, "a string")}
+func handleResourcesRead(_ *server, req request) (any, *rpcError) {
+	uri := req.params.get("uri")
+	if uri.kind() != '"' {
+		return nil, invalidParams("params.uri", uri, "a string")
 	}
+	u := uri.text()
 	for i, r := range resources {
-		if hasText(req.uri, r.uri) {
-			return reply{result: readResults[i][req.modern]}
+		if r.uri == u {
+			return readResults[i][req.modern], nil
 		}
 	}
 	code := codeResourceNotFound
 	if req.modern {
 		code = codeInvalidParams
 	}
-	return reply{err: &rpcError{code: code, message: "Resource not found", textKey: "uri", text: text(req.uri)}}
+	return nil, &rpcError{code: code, message: "Resource not found", data: obj{{"uri", u}}}
 }
 
 // ==== Writing replies, and the log ====
 
-// writeReply writes the reply to the request with the given id (nil:
-// null): a number as it came, a string as JSON.stringify writes its text.
-func (s *server) writeReply(id []byte, r reply) {
+// obj is a JSON object, its members in order; writeJSON leaves out those
+// whose value is nil.
+type obj []member
+
+// member is a member of an obj.
+type member struct {
+	name  string
+	value any
+}
+
+// toolResult is a tools/call result: a tool's text, and whether it reports
+// an error, in the request's shape. writeJSON writes it as
+// {"content":[{"type":"text","text":TEXT}],"isError":BOOL}, with
+// "resultType":"complete" first in 2026-07-28, without making that obj:
+// making it costs a quarter of BenchmarkServe's time.
+type toolResult struct {
+	text    string
+	isError bool
+	modern  bool
+}
+
+// writeReply writes the reply to the request with the given id (none:
+// null): its result, or its error. It writes the members it always has
+// itself, so that a reply allocates nothing of its own: a batch of
+// millions of errors makes no garbage.
+func (s *server) writeReply(id value, result any, err *rpcError) {
 	w := s.out
 	w.WriteString(`{"jsonrpc":"2.0","id":`)
-	switch {
-	case id == nil:
-		w.WriteString("null")
-	case id[0] == '"':
-		writeString(w, text(id))
-	default:
-		w.Write(id)
-	}
-	switch e := r.err; {
-	case e != nil:
-		w.WriteString(`,"error":{"code":`)
-		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(e.code), 10))
-		w.WriteString(`,"message":`)
-		writeString(w, e.message)
-		switch {
-		case e.textKey != "":
-			w.WriteString(`,"data":{` + e.data + `"` + e.textKey + `":`)
-			writeString(w, e.text)
-			w.WriteByte('}')
-		case e.data != "":
-			w.WriteString(`,"data":` + e.data)
-		}
-		w.WriteByte('}')
-	case r.result != "":
+	writeValue(w, id)
+	if err == nil {
 		w.WriteString(`,"result":`)
-		w.WriteString(r.result)
+		writeJSON(w, result)
+		w.WriteByte('}')
+		return
+	}
+	w.WriteString(`,"error":{"code":`)
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(err.code), 10))
+	w.WriteString(`,"message":`)
+	writeString(w, err.message)
+	if err.data != nil {
+		w.WriteString(`,"data":`)
+		writeJSON(w, err.data)
+	}
+	w.WriteString("}}")
+}
+
+// writeValue writes a value of the request as JavaScript reads it: a
+// string's text, a number as it came; none as null.
+func writeValue(w *bufio.Writer, v value) {
+	switch v.kind() {
+	case 0:
+		w.WriteString("null")
+	case '"':
+		writeString(w, v.text())
 	default:
-		w.WriteString(`,"result":{`)
-		if r.modern {
+		w.Write(v.raw())
+	}
+}
+
+// writeJSON writes v as JSON.stringify writes it: a string, a float64 or
+// an int, a bool, nil as null, an obj, a list ([]any, []string or
+// []float64), or a value of the request, as JavaScript reads it (a
+// string's text; a number as it came).
+func writeJSON(w *bufio.Writer, v any) {
+	switch v := v.(type) {
+	case nil:
+		w.WriteString("null")
+	case string:
+		writeString(w, v)
+	case float64:
+		w.WriteString(formatNumber(v))
+	case int:
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(v), 10))
+	case bool:
+		w.WriteString(strconv.FormatBool(v))
+	case value:
+		writeValue(w, v)
+	case toolResult:
+		if w.WriteByte('{'); v.modern {
 			w.WriteString(`"resultType":"complete",`)
 		}
 		w.WriteString(`"content":[{"type":"text","text":`)
-		writeString(w, r.text)
+		writeString(w, v.text)
 		w.WriteString(`}],"isError":`)
-		w.WriteString(strconv.FormatBool(r.isError))
+		w.WriteString(strconv.FormatBool(v.isError))
 		w.WriteByte('}')
+	case obj:
+		w.WriteByte('{')
+		comma := false
+		for _, m := range v {
+			if m.value != nil {
+				if comma {
+					w.WriteByte(',')
+				}
+				writeString(w, m.name)
+				w.WriteByte(':')
+				writeJSON(w, m.value)
+				comma = true
+			}
+		}
+		w.WriteByte('}')
+	case []any:
+		writeList(w, v)
+	case []string:
+		writeList(w, v)
+	case []float64:
+		writeList(w, v)
+	default:
+		panic(fmt.Sprintf("writeJSON: a %T", v))
 	}
-	w.WriteByte('}')
+}
+
+// writeList writes a list as a JSON array.
+func writeList[T any](w *bufio.Writer, list []T) {
+	w.WriteByte('[')
+	for i, v := range list {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		writeJSON(w, v)
+	}
+	w.WriteByte(']')
+}
+
+// quote returns v as JSON (see writeJSON).
+func quote(v any) string {
+	var b strings.Builder
+	w := bufio.NewWriterSize(&b, 64) // small: a long run of text goes through
+	writeJSON(w, v)
+	w.Flush()
+	return b.String()
 }
 
 // logID shows an id in the log: a string's text quoted, a number as it
 // came, each cut at 100 bytes (see quoteText), or null.
-func logID(id []byte) string {
+func logID(id value) string {
 	switch {
-	case id == nil:
+	case !id.exists():
 		return "null"
-	case id[0] == '"':
-		return quoteText(text(id))
-	case len(id) > 100:
-		return string(id[:100]) + "..." + strconv.Itoa(len(id)) + " bytes"
+	case id.kind() == '"':
+		return quoteText(id.text())
+	case len(id.raw()) > 100:
+		return string(id.raw()[:100]) + "..." + strconv.Itoa(len(id.raw())) + " bytes"
 	}
-	return string(id)
+	return string(id.raw())
 }
 
 // outcome is the end of a request's log line: ok, "tool error" for a
 // tool's result that reports one, or the error code and why, if known.
-func outcome(r reply) string {
-	switch {
-	case r.err != nil && r.err.why != "":
-		return fmt.Sprintf("error %d: %s", r.err.code, r.err.why)
-	case r.err != nil:
-		return fmt.Sprintf("error %d", r.err.code)
+func outcome(result any, err *rpcError) string {
+	switch r, _ := result.(toolResult); {
+	case err != nil && err.why != "":
+		return fmt.Sprintf("error %d: %s", err.code, err.why)
+	case err != nil:
+		return fmt.Sprintf("error %d", err.code)
 	case r.isError:
 		return "tool error"
 	}
@@ -475,39 +543,78 @@ func outcome(r reply) string {
 
 // ==== Reading JSON ====
 //
-// scanValue checks JSON as JSON.parse does (json.Valid costs a quarter of
-// the bench's throughput). The functions after it read the valid text as
-// JavaScript does, where encoding/json does not: member names match
-// exactly, lone surrogates are kept, numbers of any length read exactly.
+// doc.parse checks a line as JSON.parse does, in one pass, recording where
+// each object and array ends; a value is a place in the line it checked,
+// and its methods read it as JavaScript does, where encoding/json does not:
+// member names match exactly, lone surrogates are kept, numbers of any
+// length read exactly. json.Valid in place of the scan costs a sixth of
+// the bench's throughput (0.23x limit, where the scan keeps 0.24-0.29x).
 
-// maxDepth is the deepest nesting scanValue reads, as in encoding/json: a
-// line of 64 MiB of [ would otherwise make it hold a stack as long.
+// maxDepth is the deepest nesting parse reads, as in encoding/json: a line
+// of 64 MiB of [ would otherwise make it hold a stack as long.
 const maxDepth = 10000
 
-// scanValue checks the JSON value at b[i] and returns the index just past
-// it; if there is none, the index of the first byte that cannot be there,
-// or len(b) if b ends first. It keeps the closers of the containers open
-// in a stack.
-func scanValue(b []byte, i int) (end int, ok bool) {
-	var stack [64]byte
+// doc is a line that parse found to be JSON, and the extent of each of its
+// objects and arrays of minSpan bytes or more, in the order they open:
+// only parse makes one, so the walks below never meet invalid JSON.
+type doc struct {
+	line  []byte
+	spans []span
+}
+
+// minSpan is the shortest object or array whose span a doc records. A
+// span costs 12 bytes, so spans take at most three eighths of the line (a
+// batch of [0] would otherwise take three times its size); a walk reads
+// through a shorter one, at most 31 bytes.
+const minSpan = 32
+
+// span is where an object or array of a doc starts and ends (the index
+// past its closer), and next, the index in spans of the first one that
+// opens after it: a walk steps over a long nested value without reading it.
+type span struct{ start, end, next uint32 }
+
+// value is a JSON value of a doc: d.line[start:end]; and, for its items,
+// the index in d.spans of the first span after start. The zero value is
+// none: a member that is not there.
+type value struct {
+	d          *doc
+	start, end int
+	span       int
+}
+
+// parse checks that line holds one JSON value, with only space around it,
+// and returns it; if not, at is the index of the first byte that cannot be
+// there, or len(line) if the line ends first. The value is valid until
+// the next call.
+func (d *doc) parse(b []byte) (v value, at int, ok bool) {
+	d.line, d.spans = b, d.spans[:0]
+	if len(b) > math.MaxUint32 { // spans would not hold its indexes
+		return value{}, 0, false
+	}
+	type container struct {
+		closer byte // '}' or ']'
+		span   int  // its index in spans
+	}
+	var stack [64]container
 	open := stack[:0]
-	for {
+	start := skipSpace(b, 0)
+	for i := start; ; {
 		// A value starts at b[i].
 		switch {
 		case i == len(b):
-			return i, false
+			return value{}, i, false
 		case (b[i] == '{' || b[i] == '[') && len(open) == maxDepth:
-			return i, false
+			return value{}, i, false
 		case b[i] == '{' || b[i] == '[':
-			closer := b[i] + 2 // '}' or ']'
+			closer := b[i] + 2
 			if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
 				i, ok = i+1, true // empty
 				break
 			}
-			open = append(open, closer)
+			open, d.spans = append(open, container{closer, len(d.spans)}), append(d.spans, span{start: uint32(i - 1)})
 			if closer == '}' {
 				if i, ok = scanKey(b, i); !ok {
-					return i, false
+					return value{}, i, false
 				}
 			}
 			continue
@@ -519,25 +626,34 @@ func scanValue(b []byte, i int) (end int, ok bool) {
 			i, ok = scanNumber(b, i)
 		}
 		if !ok {
-			return i, false
+			return value{}, i, false
 		}
 		// The value ends before b[i]: close the containers that end next.
 		for len(open) > 0 {
-			j := skipSpace(b, i)
-			if j == len(b) || b[j] != open[len(open)-1] {
+			j, c := skipSpace(b, i), open[len(open)-1]
+			if j == len(b) || b[j] != c.closer {
 				break
+			}
+			if sp := &d.spans[c.span]; j+1-int(sp.start) < minSpan {
+				d.spans = d.spans[:c.span] // it, and all it holds, are short
+			} else {
+				sp.end, sp.next = uint32(j+1), uint32(len(d.spans))
 			}
 			open, i = open[:len(open)-1], j+1
 		}
 		if len(open) == 0 {
-			return i, true
+			if i = skipSpace(b, i); i < len(b) {
+				return value{}, i, false // only space may follow the value
+			}
+			next := 0
+			return d.value(start, &next), 0, true
 		}
 		switch j := skipSpace(b, i); {
 		case j == len(b) || b[j] != ',':
-			return j, false
-		case open[len(open)-1] == '}':
+			return value{}, j, false
+		case open[len(open)-1].closer == '}':
 			if i, ok = scanKey(b, skipSpace(b, j+1)); !ok {
-				return i, false
+				return value{}, i, false
 			}
 		default:
 			i = skipSpace(b, j+1)
@@ -664,84 +780,160 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// members iterates over the members of the valid JSON object obj (none,
-// if obj is nil), giving each key and value as raw JSON.
-func members(obj []byte) iter.Seq2[[]byte, []byte] {
-	return func(yield func(key, value []byte) bool) {
-		for i := skipSpace(obj, 1); i < len(obj) && obj[i] == '"'; {
-			end := skipString(obj, i)
-			key := obj[i:end]
-			i = skipSpace(obj, skipSpace(obj, end)+1) // past the ':'
-			next := skipValue(obj, i)
-			if !yield(key, obj[i:next]) {
+// value returns the value at d.line[i]; next is the index in spans of the
+// first span at or after i, and is moved past the value.
+func (d *doc) value(i int, next *int) value {
+	b, k := d.line, *next
+	switch c := b[i]; {
+	case c == '"':
+		return value{d: d, start: i, end: skipString(b, i)}
+	case (c == '{' || c == '[') && k < len(d.spans) && int(d.spans[k].start) == i:
+		*next = int(d.spans[k].next)
+		return value{d: d, start: i, end: int(d.spans[k].end), span: k + 1}
+	case c == '{' || c == '[': // shorter than minSpan: read through it
+		end, depth := i, 0
+		for ; end == i || depth > 0; end++ {
+			switch b[end] {
+			case '"':
+				end = skipString(b, end) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+		}
+		return value{d: d, start: i, end: end, span: k}
+	}
+	end := i
+	for end < len(b) && b[end] != ',' && b[end] != ']' && b[end] != '}' && skipSpace(b, end) == end {
+		end++ // a number, true, false or null
+	}
+	return value{d: d, start: i, end: end}
+}
+
+// exists reports whether v is a value, not none.
+func (v value) exists() bool { return v.d != nil }
+
+// raw returns v's JSON text.
+func (v value) raw() []byte { return v.d.line[v.start:v.end] }
+
+// kind returns v's first byte, '{', '[', '"', 't', 'f' or 'n'; '0' for
+// any number; 0 for none.
+func (v value) kind() byte {
+	switch {
+	case !v.exists():
+		return 0
+	case v.d.line[v.start] == '-' || isDigit(v.d.line[v.start]):
+		return '0'
+	}
+	return v.d.line[v.start]
+}
+
+// jsonType names v's JSON Schema type.
+func (v value) jsonType() string {
+	switch v.kind() {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// items iterates over the items of the object or array v: each member's
+// name and value, or each element (and none).
+func (v value) items() iter.Seq2[value, value] {
+	return func(yield func(name, item value) bool) {
+		if k := v.kind(); k != '{' && k != '[' || v.d.line[skipSpace(v.d.line, v.start+1)] == k+2 {
+			return // empty
+		}
+		b, next := v.d.line, v.span
+		for i := skipSpace(b, v.start+1); ; {
+			var name value
+			if b[v.start] == '{' {
+				name = value{d: v.d, start: i, end: skipString(b, i)}
+				i = skipSpace(b, skipSpace(b, name.end)+1) // past the ':'
+			}
+			item := v.d.value(i, &next)
+			if !yield(name, item) {
 				return
 			}
-			if i = skipSpace(obj, next); obj[i] == ',' {
-				i = skipSpace(obj, i+1)
+			if i = skipSpace(b, item.end); b[i] != ',' {
+				return
+			}
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+// elements iterates over the elements of v, if it is an array.
+func (v value) elements() iter.Seq[value] {
+	return func(yield func(value) bool) {
+		if v.kind() == '[' {
+			for _, e := range v.items() {
+				if !yield(e) {
+					return
+				}
 			}
 		}
 	}
 }
 
-// elements iterates over the elements of the valid JSON array arr.
-func elements(arr []byte) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		for i := skipSpace(arr, 1); arr[i] != ']'; {
-			next := skipValue(arr, i)
-			if !yield(arr[i:next]) {
-				return
-			}
-			if i = skipSpace(arr, next); arr[i] == ',' {
-				i = skipSpace(arr, i+1)
+// get returns the last member named name of v, if v is an object and has
+// one, as JSON.parse keeps the last; else none.
+func (v value) get(name string) (found value) {
+	if v.kind() == '{' {
+		for k, item := range v.items() {
+			if k.is(name) {
+				found = item
 			}
 		}
+	}
+	return found
+}
+
+// text returns the text of v, a string (see text).
+func (v value) text() string { return text(v.raw()) }
+
+// is reports whether v is a string whose text is s. It decodes only a
+// literal that could be s: an escape stands for at least one byte in at
+// most six, and shortens the text, which is never longer than the literal.
+func (v value) is(s string) bool {
+	if v.d == nil || v.d.line[v.start] != '"' {
+		return false
+	}
+	switch body := v.d.line[v.start+1 : v.end-1]; {
+	case len(body) == len(s):
+		if string(body) != s {
+			return false
+		}
+		for i := range len(s) { // a loop: s is short, a name of ours
+			if s[i] == '\\' || s[i] == 0xED {
+				return v.text() == s
+			}
+		}
+		return true
+	case len(body) < len(s) || len(body) > 6*len(s):
+		return false
+	default:
+		return bytes.IndexByte(body, '\\') >= 0 && v.text() == s
 	}
 }
 
-// member returns the raw value of the last member named name of obj, if
-// obj is a JSON object; else nil.
-func member(obj []byte, name string) (value []byte) {
-	if len(obj) == 0 || obj[0] != '{' {
-		return nil
-	}
-	for k, v := range members(obj) {
-		if string(nameOf(k)) == name {
-			value = v
-		}
-	}
-	return value
-}
+// number returns v, a number, as JavaScript's Number() reads it.
+func (v value) number() float64 { return parseNumber(v.raw()) }
 
 // skipSpace returns the index of the first byte of b at or after i that is
 // not JSON whitespace.
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the valid JSON value at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		for depth := 0; ; i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	}
-	for i < len(b) && b[i] != ',' && b[i] != ']' && b[i] != '}' && skipSpace(b, i) == i {
-		i++ // a number, true, false or null
 	}
 	return i
 }
@@ -774,7 +966,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // WTF-8 gives a surrogate: its 0xED becomes 0xFF, which JavaScript reads,
 // like it, as U+FFFD. So the text is never longer than lit.
 func text(lit []byte) string {
-	if body := lit[1 : len(lit)-1]; !needsDecoding(body) {
+	if body := lit[1 : len(lit)-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, 0xED) < 0 {
 		return string(body)
 	}
 	var b strings.Builder
@@ -812,31 +1004,6 @@ func writeText(b *strings.Builder, lit []byte) {
 	}
 }
 
-// nameOf returns the text of the valid JSON string lit to look up, in
-// place when it needs no decoding, or, if it is too long to be any name
-// of ours, none of which is over 128 bytes, its body: an escape stands
-// for at least one byte in at most six.
-func nameOf(lit []byte) []byte {
-	if body := lit[1 : len(lit)-1]; !needsDecoding(body) || len(body) > 6*128 {
-		return body
-	}
-	return []byte(text(lit))
-}
-
-// hasText reports whether the text of the valid JSON string lit is s,
-// decoding lit only if it needs it.
-func hasText(lit []byte, s string) bool {
-	if body := lit[1 : len(lit)-1]; !needsDecoding(body) {
-		return string(body) == s
-	}
-	return text(lit) == s
-}
-
-// needsDecoding reports whether a string's body is not its text.
-func needsDecoding(body []byte) bool {
-	return bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, 0xED) >= 0
-}
-
 // readEscape reads the escape that s starts with and returns the
 // character it stands for and its length: a \u pair that forms a
 // surrogate pair is one character; a lone surrogate stays one.
@@ -866,23 +1033,6 @@ func unhex(c byte) rune {
 		return rune(lc-'a') + 10
 	}
 	return -1
-}
-
-// jsonType names the JSON Schema type of a valid JSON value.
-func jsonType(v []byte) string {
-	switch v[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // withArticle puts "a" or "an" before a word.
@@ -1085,24 +1235,6 @@ func surrogate(s string) rune {
 		return 0
 	}
 	return 0xD000 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F)
-}
-
-// quote returns s as a JSON string (see writeString).
-func quote(s string) string {
-	var b strings.Builder
-	w := bufio.NewWriterSize(&b, 64) // small: a long run of text goes through
-	writeString(w, s)
-	w.Flush()
-	return b.String()
-}
-
-// quoteList returns the strings as a JSON array.
-func quoteList(list []string) string {
-	var q []string
-	for _, s := range list {
-		q = append(q, quote(s))
-	}
-	return "[" + strings.Join(q, ",") + "]"
 }
 
 // formatNumber returns f as JavaScript's String(f) writes it: the shortest

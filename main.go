@@ -103,8 +103,9 @@ type server struct {
 	out      *bufio.Writer // holds replies until no further request is read
 	r        io.Reader
 	max      int    // the longest line served
+	doc      doc    // the line in hand, read as JSON
 	tools    []tool // the catalogue served
-	toolList string // its tools/list members
+	toolList []any  // its tools/list entries
 	log      *logger
 	started  bool // a line was read: no byte order mark is skipped any more
 	ended    bool // the input ended
@@ -141,6 +142,7 @@ func (s *server) serve() error {
 			return err
 		}
 		s.answer(line, tooLong)
+		s.doc.line = nil // so that it can go while the next is read
 		if err := s.writeFailed(); err != nil {
 			return err
 		}

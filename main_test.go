@@ -753,10 +753,8 @@ func FuzzJSON(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
-		at, ours := scanValue(input, skipSpace(input, 0))
-		if ours && skipSpace(input, at) < len(input) {
-			at, ours = skipSpace(input, at), false
-		}
+		var d doc
+		v, at, ours := d.parse(input)
 		err := json.Unmarshal(input, new(json.RawMessage))
 		if std := err == nil; ours != std {
 			t.Fatalf("JSON: ours %v, encoding/json %v, for %q", ours, std, input)
@@ -779,7 +777,7 @@ func FuzzJSON(f *testing.F) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatalf("encoding/json: %v", err)
 		}
-		if got := readJSON(t, bytes.Trim(input, " \t\r\n")); !equalJSON(got, want) {
+		if got := readJSON(t, v); !equalJSON(got, want) {
 			t.Fatalf("value differs for %q:\nours: %#v\nstd:  %#v", input, got, want)
 		}
 	})
@@ -787,42 +785,44 @@ func FuzzJSON(f *testing.F) {
 
 // readJSON reads a valid JSON value as the handlers do, into
 // encoding/json's generic form, checking each string's encoding on the
-// way and that scanValue steps over exactly each value of up to 1,000
-// bytes.
-func readJSON(t *testing.T, v []byte) any {
-	if len(v) <= 1000 { // each level of a deep value would cost its depth times its length
-		if end, ok := scanValue(v, 0); !ok || end != len(v) {
-			t.Fatalf("scanValue(%q) = %d, %v; want %d", clip(string(v), 100), end, ok, len(v))
+// way, and that each value of up to 1,000 bytes the walk gives is exactly
+// one value: it parses alone.
+func readJSON(t *testing.T, v value) any {
+	if raw := v.raw(); len(raw) <= 1000 { // each level of a deep value would cost its depth times its length
+		var d doc
+		if _, at, ok := d.parse(raw); !ok {
+			t.Fatalf("the walk gave %q, which is not one value (at %d)", clip(string(raw), 100), at)
 		}
 	}
-	switch v[0] {
+	switch v.kind() {
 	case '{':
 		m := map[string]any{}
-		for k, val := range members(v) {
-			m[string(normalise([]byte(text(k))))] = readJSON(t, val)
+		for k, val := range v.items() {
+			m[string(normalise([]byte(k.text())))] = readJSON(t, val)
 		}
 		return m
 	case '[':
 		a := []any{}
-		for elem := range elements(v) {
+		for elem := range v.elements() {
 			a = append(a, readJSON(t, elem))
 		}
 		return a
 	case '"':
-		s := text(v)
+		s := v.text()
 		if utf8.ValidString(s) {
-			checkStringEncoding(t, v, s)
+			checkStringEncoding(t, v.raw(), s)
 		}
 		return string(normalise([]byte(s)))
 	case 't', 'f':
-		return v[0] == 't'
+		return v.kind() == 't'
 	case 'n':
 		return nil
 	}
-	if f, err := strconv.ParseFloat(string(v), 64); len(v) <= 800 && (err == nil || f != 0) && f != parseNumber(v) {
-		t.Fatalf("parseNumber(%s) = %v, strconv %v", v, parseNumber(v), f)
+	raw := v.raw()
+	if f, err := strconv.ParseFloat(string(raw), 64); len(raw) <= 800 && (err == nil || f != 0) && f != v.number() {
+		t.Fatalf("parseNumber(%s) = %v, strconv %v", raw, v.number(), f)
 	}
-	return json.Number(v)
+	return json.Number(raw)
 }
 
 // normalise replaces each lone surrogate of text, which ours keeps in
@@ -1451,11 +1451,12 @@ func TestUserTools(t *testing.T) {
 	extra := fmt.Sprintf(`
 func init() {
 	added := []tool{}
-	if findTool(tools, []byte(%q)) == nil {
+	has := func(tools []tool, name string) bool { return slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) }
+	if !has(tools, %q) {
 		added = append(added, tool%s)
 	}
 	for _, name := range %#v {
-		if findTool(tools, []byte(name)) == nil && findTool(added, []byte(name)) == nil {
+		if !has(tools, name) && !has(added, name) {
 			added = append(added, tool{name: name, description: "a user's", args: []arg{{name: "text", kind: "string"}}, run: runEcho})
 		}
 	}
@@ -1492,8 +1493,8 @@ func TestMethodsDispatch(t *testing.T) {
 // long it is and however the client escapes it.
 func TestResourceURIText(t *testing.T) {
 	uri := "memo://" + strings.Repeat("a/", 500)
-	defer func(r []resource, reads []map[bool]string) { resources, readResults = r, reads }(resources, readResults)
-	resources, readResults = []resource{{uri: uri}}, []map[bool]string{{false: `{"found":1}`}}
+	defer func(r []resource, reads []map[bool]any) { resources, readResults = r, reads }(resources, readResults)
+	resources, readResults = []resource{{uri: uri}}, []map[bool]any{{false: obj{{"found", 1}}}}
 	got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"`+strings.ReplaceAll(uri, "/", `\/`)+`"}}`+"\n")
 	if want := `{"jsonrpc":"2.0","id":1,"result":{"found":1}}` + "\n"; got != want {
 		t.Errorf("got %s, want %s", got, want)
@@ -1671,6 +1672,7 @@ func TestMemoryBound(t *testing.T) {
 		{"batch of pings", nil, pings[:len(pings)-1] + "]"},
 		{"batch of pings, -v", []string{"-v"}, pings[:len(pings)-1] + "]"},
 		{"batch of 0s", nil, "[" + strings.Repeat("0,", 8*mib) + "0]"},
+		{"batch of [0]s", nil, "[" + strings.Repeat("[0],", 6*mib) + "[0]]"}, // the most objects and arrays a byte
 		{"batch with a string id", nil, `[{"jsonrpc":"2.0","id":"` + largeText(20*mib) + `","method":"ping"}]`},
 		{"echo", nil, echoCall("1", `"`+largeText(24*mib)+`"`)},
 		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 20*mib)+`"`)},
@@ -2394,7 +2396,7 @@ func readmeRecipe(t *testing.T) (entry, name, fn string) {
 // README shows is the first there.
 func checkRecipe(t *testing.T, section string) {
 	entry, name, fn := readmeRecipe(t)
-	bin := buildCopy(t, recipeImports+fn+fmt.Sprintf("\nfunc init() {\n\tif findTool(tools, []byte(%q)) == nil {\n\t\ttools = append(tools, tool%s)\n\t}\n}\n", name, entry))
+	bin := buildCopy(t, recipeImports+fn+fmt.Sprintf("\nfunc init() {\n\tif !slices.ContainsFunc(tools, func(t tool) bool { return t.name == %q }) {\n\t\ttools = append(tools, tool%s)\n\t}\n}\n", name, entry))
 	ins, _ := filepath.Glob("testdata/recipe/*.in")
 	if len(ins) == 0 {
 		t.Fatal("no testdata/recipe/*.in")

@@ -3,8 +3,6 @@
 
 package main
 
-import "strings"
-
 // resource is one fixed text resource.
 type resource struct {
 	uri, name, mimeType, text string
@@ -15,15 +13,14 @@ var resources = []resource{
 	{uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP."},
 }
 
-// resourceList is `"resources":[...]`, the members of a resources/list
-// result, and readResults each resource's resources/read result, in each
-// shape (see inShape), made once.
-var resourceList, readResults = func() (list string, reads []map[bool]string) {
-	var entries []string
+// resourceList is the entries of a resources/list result, and readResults
+// each resource's resources/read result in each shape, legacy and
+// 2026-07-28 (see cached), made once.
+var resourceList, readResults = func() (list []any, reads []map[bool]any) {
 	for _, r := range resources {
-		entries = append(entries, `{"uri":`+quote(r.uri)+`,"name":`+quote(r.name)+`,"mimeType":`+quote(r.mimeType)+`}`)
-		contents := `"contents":[{"uri":` + quote(r.uri) + `,"mimeType":` + quote(r.mimeType) + `,"text":` + quote(r.text) + `}]`
-		reads = append(reads, map[bool]string{false: inShape(false, contents), true: inShape(true, contents)})
+		list = append(list, obj{{"uri", r.uri}, {"name", r.name}, {"mimeType", r.mimeType}})
+		read := obj{{"contents", []any{obj{{"uri", r.uri}, {"mimeType", r.mimeType}, {"text", r.text}}}}}
+		reads = append(reads, map[bool]any{false: cached(false, read), true: cached(true, read)})
 	}
-	return `"resources":[` + strings.Join(entries, ",") + "]", reads
+	return list, reads
 }()

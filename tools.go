@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -38,13 +37,16 @@ type arg struct {
 
 // kinds are the kinds of argument: each one's JSON Schema, what a fault
 // calls it, the Go type a tool reads it as, and, of a list, its items'.
-var kinds = map[string]struct{ schema, noun, goType, item string }{
-	"string":  {`"type":"string"`, "string", "string", ""},
-	"number":  {`"type":"number"`, "number", "float64", ""},
-	"integer": {`"type":"integer"`, "integer", "int", ""},
-	"boolean": {`"type":"boolean"`, "boolean", "bool", ""},
-	"strings": {`"type":"array","items":{"type":"string"}`, "list of strings", "[]string", "string"},
-	"numbers": {`"type":"array","items":{"type":"number"}`, "list of numbers", "[]float64", "number"},
+var kinds = map[string]struct {
+	schema             obj
+	noun, goType, item string
+}{
+	"string":  {obj{{"type", "string"}}, "string", "string", ""},
+	"number":  {obj{{"type", "number"}}, "number", "float64", ""},
+	"integer": {obj{{"type", "integer"}}, "integer", "int", ""},
+	"boolean": {obj{{"type", "boolean"}}, "boolean", "bool", ""},
+	"strings": {obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}, "list of strings", "[]string", "string"},
+	"numbers": {obj{{"type", "array"}, {"items", obj{{"type", "number"}}}}, "list of numbers", "[]float64", "number"},
 }
 
 // tools is the catalogue, in tools/list order.
@@ -68,56 +70,64 @@ func runEcho(in arguments) (string, error) {
 // arguments are a call's arguments, checked, read as Go values; one left
 // out reads as its default. Reading one not declared so panics.
 type arguments struct {
-	args []arg
-	obj  []byte // the JSON object given (nil: none), checked against args
+	args  []arg
+	first [4]value // by args: the value given, checked, or none; in the
+	more  []value  // struct, so that a call of up to 4 allocates nothing
+}
+
+// value returns the value given for t.args[i], or none.
+func (in arguments) value(i int) value {
+	if i < len(in.first) {
+		return in.first[i]
+	}
+	return in.more[i-len(in.first)]
 }
 
 // text returns a string argument's text (see text in handlers.go: a lone
 // surrogate is kept, as the three bytes WTF-8 gives it).
-func (in arguments) text(name string) string { return read(in, name, "string", text) }
+func (in arguments) text(name string) string { return read(in, name, "string", value.text) }
 
 // number returns a number argument as JavaScript's Number() reads it.
-func (in arguments) number(name string) float64 { return read(in, name, "number", parseNumber) }
+func (in arguments) number(name string) float64 { return read(in, name, "number", value.number) }
 
 // integer returns an integer argument, which is within ±(2^53-1).
 func (in arguments) integer(name string) int {
-	return read(in, name, "integer", func(v []byte) int { return int(parseNumber(v)) })
+	return read(in, name, "integer", func(v value) int { return int(v.number()) })
 }
 
 // boolean returns a boolean argument.
 func (in arguments) boolean(name string) bool {
-	return read(in, name, "boolean", func(v []byte) bool { return v[0] == 't' })
+	return read(in, name, "boolean", func(v value) bool { return v.kind() == 't' })
 }
 
 // texts returns a list of strings argument, each read as text reads it.
-func (in arguments) texts(name string) []string { return read(in, name, "strings", readList(text)) }
+func (in arguments) texts(name string) []string {
+	return read(in, name, "strings", readList(value.text))
+}
 
 // numbers returns a list of numbers argument, each read as number does.
 func (in arguments) numbers(name string) []float64 {
-	return read(in, name, "numbers", readList(parseNumber))
+	return read(in, name, "numbers", readList(value.number))
 }
 
 // given reports whether the call gave the argument name.
-func (in arguments) given(name string) bool {
-	return member(in.obj, in.args[in.index(name, "")].name) != nil
-}
+func (in arguments) given(name string) bool { return in.value(in.index(name, "")).exists() }
 
 // read returns the argument name, of the kind, read by parse, or its default.
-func read[T any](in arguments, name, kind string, parse func([]byte) T) T {
+func read[T any](in arguments, name, kind string, parse func(value) T) T {
 	i := in.index(name, kind)
-	v := member(in.obj, name)
-	if v == nil {
-		def, _ := in.args[i].def.(T)
-		return def
+	if v := in.value(i); v.exists() {
+		return parse(v)
 	}
-	return parse(v)
+	def, _ := in.args[i].def.(T)
+	return def
 }
 
 // readList returns a function that reads a JSON array's items by parse.
-func readList[T any](parse func([]byte) T) func([]byte) []T {
-	return func(v []byte) []T {
+func readList[T any](parse func(value) T) func(value) []T {
+	return func(v value) []T {
 		list := []T{}
-		for item := range elements(v) {
+		for item := range v.elements() {
 			list = append(list, parse(item))
 		}
 		return list
@@ -136,33 +146,31 @@ func (in arguments) index(name, kind string) int {
 
 // ==== Checking a call ====
 
-// call checks args (a JSON object, or nil) and runs the tool with them: its
-// text, and whether that is an error. All faults are told in one text.
-func (t *tool) call(args []byte) (text string, isError bool) {
-	var small [8][]byte // the values given, by t.args, on the stack for up to 8
-	given := small[:0]
-	for range t.args {
-		given = append(given, nil)
-	}
-	var extra []byte // the first argument the tool does not take
-	for k, v := range members(args) {
-		if i := t.argIndex(nameOf(k)); i >= 0 {
-			given[i] = v
-		} else if extra == nil {
+// call checks args (a JSON object, or none) and runs the tool with them:
+// its text, and whether that is an error. All faults are told in one text.
+func (t *tool) call(args value) (text string, isError bool) {
+	in := arguments{args: t.args, more: make([]value, max(0, len(t.args)-4))}
+	var extra value // the first argument the tool does not take
+	for k, v := range args.items() {
+		if i := slices.IndexFunc(t.args, func(a arg) bool { return k.is(a.name) }); i < 0 && !extra.exists() {
 			extra = k
+		} else if i >= len(in.first) {
+			in.more[i-len(in.first)] = v
+		} else if i >= 0 {
+			in.first[i] = v
 		}
 	}
 	var b strings.Builder // the faults, each after "; "
 	for i, a := range t.args {
-		if v := given[i]; v == nil && !a.optional {
+		if v := in.value(i); !v.exists() && !a.optional {
 			b.WriteString(`; missing required argument "` + a.name + `" (` + a.what(false) + ")")
 		} else if got := a.fault(v); got != "" {
 			b.WriteString(`; argument "` + a.name + `" must be ` + a.what(true) + got)
 		}
 	}
-	if extra != nil {
+	if extra.exists() {
 		b.WriteString(`; unexpected argument "`)
-		writeText(&b, extra) // at once: it can be as long as the line
+		writeText(&b, extra.raw()) // at once: it can be as long as the line
 		var allowed []string
 		for _, a := range t.args {
 			allowed = append(allowed, a.name)
@@ -176,7 +184,7 @@ func (t *tool) call(args []byte) (text string, isError bool) {
 	if b.Len() > 0 {
 		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:], true
 	}
-	text, err := t.run(arguments{t.args, args})
+	text, err := t.run(in)
 	if err != nil {
 		return err.Error(), true
 	}
@@ -198,17 +206,17 @@ func (a arg) what(article bool) string {
 	return "one of " + strings.Join(quoted, ", ")
 }
 
-// fault says what is wrong with v, given for a (nil: none), after "must be
+// fault says what is wrong with v, given for a (or none), after "must be
 // a number" or the like: ", got string", say; or "" if nothing is. An
 // integer has no fraction (Number.isInteger) and is within ±(2^53-1).
-func (a arg) fault(v []byte) string {
-	if v == nil || jsonType(v) == a.kind && a.choices == nil {
+func (a arg) fault(v value) string {
+	if !v.exists() || v.jsonType() == a.kind && a.choices == nil {
 		return "" // most often
 	}
-	got, item := jsonType(v), kinds[a.kind].item
+	got, item := v.jsonType(), kinds[a.kind].item
 	switch {
 	case a.kind == "integer" && got == "number":
-		if f := parseNumber(v); math.IsInf(f, 0) || f != math.Trunc(f) {
+		if f := v.number(); math.IsInf(f, 0) || f != math.Trunc(f) {
 			return ", got " + formatNumber(f)
 		} else if math.Abs(f) > 1<<53-1 {
 			return " within ±9007199254740991, got " + formatNumber(f)
@@ -216,28 +224,23 @@ func (a arg) fault(v []byte) string {
 	case item != "" && got != "array":
 		return ", got " + withArticle(got)
 	case item != "":
-		for e := range elements(v) {
-			if jsonType(e) != item {
-				return ", got a list with " + withArticle(jsonType(e))
+		for e := range v.elements() {
+			if e.jsonType() != item {
+				return ", got a list with " + withArticle(e.jsonType())
 			}
 		}
 	case got != a.kind:
 		return ", got " + got
-	case a.choices != nil && !slices.Contains(a.choices, text(v)):
-		return ", got " + quote(text(v))
+	case a.choices != nil && !slices.ContainsFunc(a.choices, v.is):
+		return ", got " + quote(v.text())
 	}
 	return ""
 }
 
-// argIndex returns the index of the argument named name, or -1: names
+// findTool returns the tool whose name is the text of name, or nil: names
 // match exactly, "A" is not "a".
-func (t *tool) argIndex(name []byte) int {
-	return slices.IndexFunc(t.args, func(a arg) bool { return a.name == string(name) })
-}
-
-// findTool returns the tool named name, or nil.
-func findTool(tools []tool, name []byte) *tool {
-	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == string(name) }); i >= 0 {
+func findTool(tools []tool, name value) *tool {
+	if i := slices.IndexFunc(tools, func(t tool) bool { return name.is(t.name) }); i >= 0 {
 		return &tools[i]
 	}
 	return nil
@@ -249,64 +252,42 @@ func findTool(tools []tool, name []byte) *tool {
 // order.
 var annotations = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
-// toolList is `"tools":[...]`, the members of a tools/list result, each
-// tool's and each property's members in the specification's order, those
-// that are optional only when set.
-func toolList(tools []tool) string {
-	var list []string
+// toolList is the entries of a tools/list result, each tool's and each
+// property's members in the specification's order, those that are
+// optional only when set.
+func toolList(tools []tool) []any {
+	list := []any{}
 	for _, t := range tools {
-		var props, required, hints []string
+		props, required, hints := obj{}, []string{}, obj{}
 		for _, a := range t.args {
-			p := kinds[a.kind].schema
+			p := slices.Clone(kinds[a.kind].schema)
 			if a.choices != nil {
-				p += `,"enum":` + quoteList(a.choices)
+				p = append(p, member{"enum", a.choices})
 			}
 			if a.description != "" {
-				p += `,"description":` + quote(a.description)
+				p = append(p, member{"description", a.description})
 			}
-			if a.def != nil {
-				p += `,"default":` + defaultJSON(a.def)
-			}
-			if props = append(props, quote(a.name)+":{"+p+"}"); !a.optional {
+			if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
 				required = append(required, a.name)
 			}
 		}
-		entry := `{"name":` + quote(t.name)
+		entry := obj{{"name", t.name}}
 		if t.title != "" {
-			entry += `,"title":` + quote(t.title)
+			entry = append(entry, member{"title", t.title})
 		}
-		entry += `,"description":` + quote(t.description) + `,"inputSchema":{"type":"object","properties":{` +
-			strings.Join(props, ",") + `},"required":` + quoteList(required) + `,"additionalProperties":false}`
+		entry = append(entry, member{"description", t.description}, member{"inputSchema", obj{{"type", "object"},
+			{"properties", props}, {"required", required}, {"additionalProperties", false}}})
 		for _, h := range annotations {
 			if v, ok := t.annotations[h]; ok {
-				hints = append(hints, quote(h)+":"+strconv.FormatBool(v))
+				hints = append(hints, member{h, v})
 			}
 		}
-		if hints != nil {
-			entry += `,"annotations":{` + strings.Join(hints, ",") + "}"
+		if len(hints) > 0 {
+			entry = append(entry, member{"annotations", hints})
 		}
-		list = append(list, entry+"}")
+		list = append(list, entry)
 	}
-	return `"tools":[` + strings.Join(list, ",") + "]"
-}
-
-// defaultJSON returns a default, of its kind's Go type, as JSON.
-func defaultJSON(def any) string {
-	switch d := def.(type) {
-	case string:
-		return quote(d)
-	case []string:
-		return quoteList(d)
-	case float64:
-		return formatNumber(d)
-	case []float64:
-		var list []string
-		for _, f := range d {
-			list = append(list, formatNumber(f))
-		}
-		return "[" + strings.Join(list, ",") + "]"
-	}
-	return fmt.Sprint(def) // an int or a bool
+	return list
 }
 
 // checkCatalogue returns the first mistake in the catalogues, which main
@@ -317,7 +298,7 @@ func checkCatalogue(tools []tool, resources []resource) error {
 		switch {
 		case len(t.name) < 1 || len(t.name) > 128 || strings.Trim(t.name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") != "":
 			return fmt.Errorf("tool %q: a name is 1 to 128 of A-Z a-z 0-9 _ - .", t.name)
-		case findTool(tools[:i], []byte(t.name)) != nil:
+		case slices.ContainsFunc(tools[:i], func(o tool) bool { return o.name == t.name }):
 			return fmt.Errorf("tool %q: the name is used twice", t.name)
 		case t.run == nil:
 			return fmt.Errorf("tool %q: no run function", t.name)
@@ -328,7 +309,7 @@ func checkCatalogue(tools []tool, resources []resource) error {
 			}
 		}
 		for i, a := range t.args {
-			if err := a.check(t.argIndex([]byte(a.name)) == i); err != "" {
+			if err := a.check(!slices.ContainsFunc(t.args[:i], func(o arg) bool { return o.name == a.name })); err != "" {
 				return fmt.Errorf("tool %q, argument %q: %s", t.name, a.name, err)
 			}
 		}
@@ -360,7 +341,7 @@ func (a arg) check(own bool) string {
 		return "a default is for an optional argument"
 	case a.def != nil && fmt.Sprintf("%T", a.def) != kinds[a.kind].goType:
 		return fmt.Sprintf("the default %#v (%T) is not a %s, as a %s argument reads", a.def, a.def, kinds[a.kind].goType, a.kind)
-	case a.def != nil && !json.Valid([]byte(defaultJSON(a.def))):
+	case a.def != nil && !json.Valid([]byte(quote(a.def))):
 		return fmt.Sprintf("the default %v is not a number JSON can write", a.def)
 	case a.def != nil && a.choices != nil && !slices.Contains(a.choices, a.def.(string)):
 		return fmt.Sprintf("the default %q is not one of the choices", a.def)
