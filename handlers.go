@@ -88,7 +88,7 @@ func (s *server) answer(line []byte, tooLong bool) {
 		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, at))
 	case msg.kind() == '[':
 		n, elems := 0, 0
-		for elem := range msg.elements() {
+		for _, elem := range msg.items() {
 			if id, result, err, owed := s.handleMessage(elem); owed {
 				s.out.WriteByte("[,"[min(n, 1)])
 				s.writeReply(id, result, err)
@@ -586,38 +586,26 @@ type value struct {
 // and returns it; if not, at is the index of the first byte that cannot be
 // there, or len(line) if the line ends first. The value is valid until
 // the next call.
-func (d *doc) parse(b []byte) (v value, at int, ok bool) {
-	d.line, d.spans = b, d.spans[:0]
-	if len(b) > math.MaxUint32 { // spans would not hold its indexes
+func (d *doc) parse(line []byte) (v value, at int, ok bool) {
+	d.line, d.spans = line, d.spans[:0]
+	if len(line) > math.MaxUint32 { // spans would not hold its indexes
 		return value{}, 0, false
 	}
-	type container struct {
-		closer byte // '}' or ']'
-		span   int  // its index in spans
-	}
+	b, start := line, skipSpace(line, 0)
 	var stack [64]container
-	open := stack[:0]
-	start := skipSpace(b, 0)
+	open := stack[:0] // the objects and arrays open, innermost last
 	for i := start; ; {
 		// A value starts at b[i].
 		switch {
 		case i == len(b):
 			return value{}, i, false
-		case (b[i] == '{' || b[i] == '[') && len(open) == maxDepth:
-			return value{}, i, false
 		case b[i] == '{' || b[i] == '[':
-			closer := b[i] + 2
-			if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
-				i, ok = i+1, true // empty
-				break
+			var empty bool
+			if i, open, empty, ok = d.open(i, open); !ok {
+				return value{}, i, false
+			} else if !empty {
+				continue
 			}
-			open, d.spans = append(open, container{closer, len(d.spans)}), append(d.spans, span{start: uint32(i - 1)})
-			if closer == '}' {
-				if i, ok = scanKey(b, i); !ok {
-					return value{}, i, false
-				}
-			}
-			continue
 		case b[i] == '"':
 			i, ok = scanString(b, i)
 		case b[i] == 't' || b[i] == 'f' || b[i] == 'n':
@@ -629,19 +617,7 @@ func (d *doc) parse(b []byte) (v value, at int, ok bool) {
 			return value{}, i, false
 		}
 		// The value ends before b[i]: close the containers that end next.
-		for len(open) > 0 {
-			j, c := skipSpace(b, i), open[len(open)-1]
-			if j == len(b) || b[j] != c.closer {
-				break
-			}
-			if sp := &d.spans[c.span]; j+1-int(sp.start) < minSpan {
-				d.spans = d.spans[:c.span] // it, and all it holds, are short
-			} else {
-				sp.end, sp.next = uint32(j+1), uint32(len(d.spans))
-			}
-			open, i = open[:len(open)-1], j+1
-		}
-		if len(open) == 0 {
+		if i, open = d.close(i, open); len(open) == 0 {
 			if i = skipSpace(b, i); i < len(b) {
 				return value{}, i, false // only space may follow the value
 			}
@@ -659,6 +635,56 @@ func (d *doc) parse(b []byte) (v value, at int, ok bool) {
 			i = skipSpace(b, j+1)
 		}
 	}
+}
+
+// container is an object or array that parse has open.
+type container struct {
+	closer byte // '}' or ']'
+	span   int  // its index in spans
+}
+
+// open reads the opening of the object or array at line[i]. An empty one
+// it reads whole, and returns the index past it; another it adds to open,
+// and returns the index of its first value, past an object's first key.
+func (d *doc) open(i int, open []container) (next int, _ []container, empty, ok bool) {
+	b, closer := d.line, d.line[i]+2
+	switch j := skipSpace(b, i+1); {
+	case len(open) == maxDepth:
+		return i, open, false, false
+	case j < len(b) && b[j] == closer:
+		return j + 1, open, true, true
+	case closer == ']':
+		return j, append(open, container{closer, d.add(i)}), false, true
+	default:
+		next, ok = scanKey(b, j)
+		return next, append(open, container{closer, d.add(i)}), false, ok
+	}
+}
+
+// add adds the span of the object or array at line[i], not yet closed, and
+// returns its index.
+func (d *doc) add(i int) int {
+	d.spans = append(d.spans, span{start: uint32(i)})
+	return len(d.spans) - 1
+}
+
+// close closes the objects and arrays that end after the value that ends
+// before line[i], and returns the index past them and those still open.
+// The span of a short one, and those of all it holds, are dropped.
+func (d *doc) close(i int, open []container) (int, []container) {
+	for len(open) > 0 {
+		j, c := skipSpace(d.line, i), open[len(open)-1]
+		if j == len(d.line) || d.line[j] != c.closer {
+			break
+		}
+		if sp := &d.spans[c.span]; j+1-int(sp.start) < minSpan {
+			d.spans = d.spans[:c.span]
+		} else {
+			sp.end, sp.next = uint32(j+1), uint32(len(d.spans))
+		}
+		open, i = open[:len(open)-1], j+1
+	}
+	return i, open
 }
 
 // scanKey checks an object member's `"key":` at b[i] and returns the
@@ -830,21 +856,10 @@ func (v value) kind() byte {
 }
 
 // jsonType names v's JSON Schema type.
-func (v value) jsonType() string {
-	switch v.kind() {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+func (v value) jsonType() string { return jsonTypes[v.kind()] }
+
+// jsonTypes are the JSON Schema types, by kind.
+var jsonTypes = map[byte]string{'"': "string", '{': "object", '[': "array", 't': "boolean", 'f': "boolean", 'n': "null", '0': "number"}
 
 // items iterates over the items of the object or array v: each member's
 // name and value, or each element (and none).
@@ -868,19 +883,6 @@ func (v value) items() iter.Seq2[value, value] {
 				return
 			}
 			i = skipSpace(b, i+1)
-		}
-	}
-}
-
-// elements iterates over the elements of v, if it is an array.
-func (v value) elements() iter.Seq[value] {
-	return func(yield func(value) bool) {
-		if v.kind() == '[' {
-			for _, e := range v.items() {
-				if !yield(e) {
-					return
-				}
-			}
 		}
 	}
 }

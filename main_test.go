@@ -803,7 +803,7 @@ func readJSON(t *testing.T, v value) any {
 		return m
 	case '[':
 		a := []any{}
-		for elem := range v.elements() {
+		for _, elem := range v.items() {
 			a = append(a, readJSON(t, elem))
 		}
 		return a

@@ -127,7 +127,7 @@ func read[T any](in arguments, name, kind string, parse func(value) T) T {
 func readList[T any](parse func(value) T) func(value) []T {
 	return func(v value) []T {
 		list := []T{}
-		for item := range v.elements() {
+		for _, item := range v.items() {
 			list = append(list, parse(item))
 		}
 		return list
@@ -224,7 +224,7 @@ func (a arg) fault(v value) string {
 	case item != "" && got != "array":
 		return ", got " + withArticle(got)
 	case item != "":
-		for e := range v.elements() {
+		for _, e := range v.items() {
 			if e.jsonType() != item {
 				return ", got a list with " + withArticle(e.jsonType())
 			}
