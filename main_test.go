@@ -79,7 +79,7 @@ func TestMain(m *testing.M) {
 func mcpPath(t testing.TB) string {
 	build.Do(func() {
 		build.path = filepath.Join(dir, "mcp")
-		args := []string{"build", "-o", build.path}
+		args := []string{"build", "-buildvcs=auto", "-o", build.path} // as make build, whatever GOFLAGS says
 		if raceEnabled() {
 			args = append(args, "-race")
 			os.Setenv("GORACE", "atexit_sleep_ms=0") // not 1 s at each exit
@@ -128,7 +128,10 @@ func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byt
 
 // testCatalogues are the tests' own catalogues, which the test binary
 // serves as mcp (see runCatalogue): a user's tools never meet them.
-var testCatalogues = map[string][]tool{"escaped": escapedCatalogue}
+var testCatalogues = map[string][]tool{
+	"escaped":  escapedCatalogue,
+	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
+}
 
 // runCatalogue runs the test binary as mcp, serving the test catalogue
 // name, pipes stdin through it with args, and returns its stdout and
@@ -481,10 +484,11 @@ func unquoted(lit string) string { return lit[1 : len(lit)-1] }
 
 // TestTextAsJavaScript: text is written as JavaScript reads and writes it,
 // a tool's text and a JSON string from a request alike, for every
-// sequence of up to three bytes, and of four with a lead byte and bytes at
-// the standard's bounds after it: quote and text against the references
-// jsDecode, jsParseString and jsStringify.
+// sequence of up to two bytes, and of three and four with bytes at the
+// standard's bounds after the first two or the lead: quote and text
+// against the references jsDecode, jsParseString and jsStringify.
 func TestTextAsJavaScript(t *testing.T) {
+	t.Parallel()
 	var set []byte // every byte over 0x7F, and some under
 	set = append(set, 0x00, 0x0A, 0x1F, '"', 'A', '\\', 0x7F)
 	for c := 0x80; c <= 0xFF; c++ {
@@ -502,16 +506,16 @@ func TestTextAsJavaScript(t *testing.T) {
 			t.Fatalf("JSON string body % x: got %s, want %s", b, got, want)
 		}
 	}
+	edges := []byte{0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xED, 0xF4, 0xFF} // UTF-8's boundaries
 	for _, a := range set {
 		check([]byte{a})
 		for _, b := range set {
 			check([]byte{a, b})
-			for _, c := range set {
+			for _, c := range edges {
 				check([]byte{a, b, c})
 			}
 		}
 	}
-	edges := []byte{0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xED, 0xF4, 0xFF}
 	for a := 0xC0; a <= 0xFF; a++ {
 		for _, b := range edges {
 			for _, c := range edges {
@@ -1376,9 +1380,9 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
 	}
-	// A catalogue of the test's own, in place of the user's.
-	bin := buildCopy(t, "func init() { tools = []tool{{name: \"x\", args: []arg{{name: \"n\", kind: \"integr\"}}, run: runAdd}} }\n")
-	cmd := exec.Command(bin)
+	// The test binary as mcp, with a catalogue of the test's own.
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), catalogueEnv+"=bad kind")
 	cmd.Stdin = strings.NewReader(pingLine + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -1388,67 +1392,28 @@ func TestCatalogue(t *testing.T) {
 	}
 }
 
-// buildCopy builds the package, with extra (Go declarations) added in a
-// file of its own, in a directory of the test's, and returns the binary.
-func buildCopy(t *testing.T, extra string) string {
-	t.Helper()
-	dir := copyPackage(t, extra, false)
-	build := exec.Command("go", "build", "-o", "mcp", ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build with %q: %v\n%s", clip(extra, 200), err, out)
-	}
-	return filepath.Join(dir, "mcp")
+// The user's copy of the package (see userCopy), made once per run.
+var userBuild struct {
+	sync.Once
+	dir string
+	err error
 }
 
-// copyPackage copies the package's Go files and go.mod (withTests: its
-// tests, testdata, README.md and Makefile too) to a directory of the
-// test's, adds extra (Go declarations) in a file of its own, and returns
-// the directory.
-func copyPackage(t *testing.T, extra string, withTests bool) string {
+// userCopy returns the directory of a copy of the package, with its tests,
+// testdata, README and Makefile, whose catalogue has, before echo, the
+// README's recipe and a tool named like each tool the tests name: the
+// package as a user who follows the README has it, built as mcp in it.
+// The first test that needs it makes it; the run makes no other copy.
+func userCopy(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files, _ := filepath.Glob("*.go")
-	for _, f := range append(files, "go.mod", "README.md", "Makefile") {
-		if !withTests && (strings.HasSuffix(f, "_test.go") || !strings.HasSuffix(f, ".go") && f != "go.mod") {
-			continue
+	userBuild.Do(func() {
+		entry, name, fn := readmeRecipe(t)
+		src, _ := os.ReadFile("main_test.go")
+		names := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"} // TestToolText's, made in a loop
+		for _, m := range regexp.MustCompile(`name: "([A-Za-z0-9_.-]{1,128})"`).FindAllStringSubmatch(string(src), -1) {
+			names = append(names, m[1])
 		}
-		b, err := os.ReadFile(f)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f), b, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if withTests {
-		if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("testdata")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// A file of the test's name: a copy made in a copy keeps the first's.
-	if err := os.WriteFile(filepath.Join(dir, "zz_"+t.Name()+".go"), []byte("package main\n\n"+extra), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// TestUserTools: a user's tools cannot break the tests of tools. In a copy
-// of the package whose catalogue has, before echo, the README's recipe and
-// a tool named like each tool the tests make, the tests of tools, of the
-// catalogue and of the README pass.
-func TestUserTools(t *testing.T) {
-	if os.Getenv("MCP_TEST_IN_COPY") != "" {
-		t.Skip("in such a copy already")
-	}
-	t.Parallel()
-	entry, name, fn := readmeRecipe(t)
-	src, _ := os.ReadFile("main_test.go")
-	names := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"} // TestToolText's, made in a loop
-	for _, m := range regexp.MustCompile(`name: "([A-Za-z0-9_.-]{1,128})"`).FindAllStringSubmatch(string(src), -1) {
-		names = append(names, m[1])
-	}
-	extra := fmt.Sprintf(`
+		extra := fmt.Sprintf(`
 func init() {
 	added := []tool{}
 	has := func(tools []tool, name string) bool { return slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) }
@@ -1465,9 +1430,55 @@ func init() {
 	}
 }
 `, name, entry, slices.Compact(slices.Sorted(slices.Values(names))))
-	dir := copyPackage(t, recipeImports+fn+extra, true)
+		userBuild.dir, userBuild.err = makeCopy(recipeImports + fn + extra)
+	})
+	if userBuild.err != nil {
+		t.Fatal(userBuild.err)
+	}
+	return userBuild.dir
+}
+
+// makeCopy copies the package with its tests, testdata, README.md and
+// Makefile to a directory of the run's, adds extra (Go declarations) in a
+// file of its own, builds it as mcp there, and returns the directory.
+func makeCopy(extra string) (string, error) {
+	copyDir, err := os.MkdirTemp(dir, "copy-")
+	if err != nil {
+		return "", err
+	}
+	files, _ := filepath.Glob("*.go")
+	for _, f := range append(files, "go.mod", "README.md", "Makefile") {
+		if b, err := os.ReadFile(f); err != nil {
+			return "", err
+		} else if err := os.WriteFile(filepath.Join(copyDir, f), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if err := os.CopyFS(filepath.Join(copyDir, "testdata"), os.DirFS("testdata")); err != nil {
+		return "", err
+	}
+	// A name of its own: a copy made in a copy keeps the first's.
+	if err := os.WriteFile(filepath.Join(copyDir, "zz_user_"+filepath.Base(copyDir)+".go"), []byte("package main\n\n"+extra), 0o644); err != nil {
+		return "", err
+	}
+	build := exec.Command("go", "build", "-o", "mcp", ".")
+	build.Dir = copyDir
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build with %q: %v\n%s", clip(extra, 200), err, out)
+	}
+	return copyDir, nil
+}
+
+// TestUserTools: a user's tools cannot break the tests of tools: in the
+// user's copy (see userCopy), the tests of tools, of the catalogue and of
+// the README pass.
+func TestUserTools(t *testing.T) {
+	if os.Getenv("MCP_TEST_IN_COPY") != "" {
+		t.Skip("in such a copy already")
+	}
+	t.Parallel()
 	cmd := exec.Command("go", "test", "-count=1", "-run", "Tool|Catalogue|README", ".")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "MCP_TEST_IN_COPY=1")
+	cmd.Dir, cmd.Env = userCopy(t), append(os.Environ(), "MCP_TEST_IN_COPY=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("go test in a copy with the user's tools: %v\n%s", err, out)
 	}
@@ -1616,7 +1627,7 @@ func (c *child) peakRSS(t *testing.T) int {
 }
 
 // TestOverLimitLine: at the default limit, a line of 64 MiB + 1 byte gets
-// Invalid Request and the next line is served; a 1 GiB line with no
+// Invalid Request and the next line is served; a 256 MiB line with no
 // newline at all is dropped as it is read, the process staying under
 // 100 MiB resident, and is answered at the end of input.
 func TestOverLimitLine(t *testing.T) {
@@ -1635,7 +1646,7 @@ func TestOverLimitLine(t *testing.T) {
 	c = startChild(t)
 	chunk := []byte(largeText(1 << 20))
 	fmt.Fprint(c.stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
-	for range 1024 {
+	for range 256 {
 		if _, err := c.stdin.Write(chunk); err != nil {
 			t.Fatal(err)
 		}
@@ -1643,9 +1654,9 @@ func TestOverLimitLine(t *testing.T) {
 	rss := c.peakRSS(t)
 	c.stdin.Close()
 	if out, st := c.finish(t); st.ExitCode() != 0 || string(out) != tooLongReply(defaultMaxMessage) {
-		t.Errorf("1 GiB without newline: exit %v, got %q", st, out)
+		t.Errorf("256 MiB without newline: exit %v, got %q", st, out)
 	}
-	if t.Logf("1 GiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20)); rss >= 100<<20 {
+	if t.Logf("256 MiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20)); rss >= 100<<20 {
 		t.Errorf("peak RSS %.1f MiB, want under 100 MiB", float64(rss)/(1<<20))
 	}
 }
@@ -1661,7 +1672,9 @@ func TestMemoryBound(t *testing.T) {
 		t.Skip("memory bounds: for the binary without the race detector, and not with -short")
 	}
 	const mib = 1 << 20
-	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 500000)
+	// A batch's replies are many times the bound, so that holding them is
+	// seen: 250,000 pings, 20 MB of replies; 2M 0s, 160 MB.
+	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 250000)
 	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 65536)
 	surrogates := strings.Repeat(`\ud800`, 4*mib)
 	cases := []struct {
@@ -1671,8 +1684,8 @@ func TestMemoryBound(t *testing.T) {
 	}{
 		{"batch of pings", nil, pings[:len(pings)-1] + "]"},
 		{"batch of pings, -v", []string{"-v"}, pings[:len(pings)-1] + "]"},
-		{"batch of 0s", nil, "[" + strings.Repeat("0,", 8*mib) + "0]"},
-		{"batch of [0]s", nil, "[" + strings.Repeat("[0],", 6*mib) + "[0]]"}, // the most objects and arrays a byte
+		{"batch of 0s", nil, "[" + strings.Repeat("0,", 2*mib) + "0]"},
+		{"batch of notifications of minSpan bytes", nil, "[" + strings.Repeat(`{"jsonrpc":"2.0","method":"nnn"},`, 3*mib/4) + "0]"}, // the most spans a byte
 		{"batch with a string id", nil, `[{"jsonrpc":"2.0","id":"` + largeText(20*mib) + `","method":"ping"}]`},
 		{"echo", nil, echoCall("1", `"`+largeText(24*mib)+`"`)},
 		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 20*mib)+`"`)},
@@ -1694,7 +1707,11 @@ func TestMemoryBound(t *testing.T) {
 			cmd := exec.Command(mcpPath(t), tc.args...)
 			cmd.Stderr = io.Discard // read at full speed
 			c := startCommand(t, cmd)
-			go fmt.Fprintf(c.stdin, "%s\n%s\n%s\n", tc.line, tc.line, pingLine) // back to back
+			go func() { // back to back, written as it is: the line is not copied
+				for _, s := range []string{tc.line, "\n", tc.line, "\n", pingLine + "\n"} {
+					io.WriteString(c.stdin, s)
+				}
+			}()
 			c.readUntil(t, pingReply)
 			peak, bound := c.peakRSS(t), 5*len(tc.line)+32*mib
 			c.stdin.Close()
@@ -2285,14 +2302,15 @@ func TestVersionAgrees(t *testing.T) {
 	if status, _ := exec.Command("git", "status", "--porcelain").Output(); len(status) > 0 {
 		want += "-dirty"
 	}
+	if string(out) != "mcp "+serverVersion+" ("+want+")\n" { // mcpPath builds with -buildvcs=auto
+		t.Errorf("-version printed %q; want commit %s", out, want)
+	}
 	bin := filepath.Join(t.TempDir(), "mcp")
-	for _, c := range []struct{ flag, commit string }{{"-buildvcs=auto", want}, {"-buildvcs=false", "devel"}} {
-		if b, err := exec.Command("go", "build", c.flag, "-o", bin, ".").CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", c.flag, err, b)
-		}
-		if b, err := exec.Command(bin, "-version").Output(); err != nil || string(b) != "mcp "+serverVersion+" ("+c.commit+")\n" {
-			t.Errorf("built with %s, -version printed %q, %v; want commit %s", c.flag, b, err, c.commit)
-		}
+	if b, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildvcs=false: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(bin, "-version").Output(); err != nil || string(b) != "mcp "+serverVersion+" (devel)\n" {
+		t.Errorf("built with -buildvcs=false, -version printed %q, %v; want commit devel", b, err)
 	}
 }
 
@@ -2388,15 +2406,18 @@ func readmeRecipe(t *testing.T) (entry, name, fn string) {
 	return entry, regexp.MustCompile(`name: "([^"]+)"`).FindStringSubmatch(entry)[1], fn
 }
 
-// checkRecipe builds the README's recipe into a copy of the package: the
-// function unless the package declares it already, and the entry unless
-// the catalogue has a tool of its name. It pipes each
+// checkRecipe runs the README's recipe: in the package itself if its
+// catalogue has a tool of the recipe's name, else in the user's copy (see
+// userCopy). It pipes each
 // testdata/recipe/NAME.in through the binary and compares its stdout with
 // NAME.out, which node computed (NAME.mjs), and checks that the reply the
 // README shows is the first there.
 func checkRecipe(t *testing.T, section string) {
-	entry, name, fn := readmeRecipe(t)
-	bin := buildCopy(t, recipeImports+fn+fmt.Sprintf("\nfunc init() {\n\tif !slices.ContainsFunc(tools, func(t tool) bool { return t.name == %q }) {\n\t\ttools = append(tools, tool%s)\n\t}\n}\n", name, entry))
+	_, name, _ := readmeRecipe(t)
+	bin := mcpPath(t)
+	if !slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) {
+		bin = filepath.Join(userCopy(t), "mcp")
+	}
 	ins, _ := filepath.Glob("testdata/recipe/*.in")
 	if len(ins) == 0 {
 		t.Fatal("no testdata/recipe/*.in")
