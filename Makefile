@@ -4,7 +4,8 @@
 # binary, and mcp -version prints it.
 
 GO       ?= go
-# VERSION is serverVersion in handlers.go, the one place it is written.
+# VERSION is serverVersion in handlers.go; TestVersionAgrees checks that the
+# README and the golden files say the same.
 VERSION  := $(shell sed -n 's/^[[:space:]]*serverVersion *= *"\(.*\)"$$/\1/p' handlers.go)
 ifeq ($(VERSION),)
 $(error cannot read serverVersion = "..." from handlers.go: the Makefile reads the version from that line)
@@ -17,7 +18,6 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags '-s -w' -o mcp .
 
 test:
-	@[ -d ../shared/examples ] || echo "make test: no ../shared/examples beside this repository, so TestExamples (the course's own examples) is skipped"
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
