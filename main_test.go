@@ -1706,7 +1706,7 @@ func TestOverLimitLine(t *testing.T) {
 	if out, st := c.finish(t); st.ExitCode() != 0 || string(out) != tooLongReply(defaultMaxMessage) {
 		t.Errorf("256 MiB without newline: exit %v, got %q", st, out)
 	}
-	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB resident`)
+	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB\s+resident`)
 	if t.Logf("256 MiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20)); float64(rss) >= bound*(1<<20) {
 		t.Errorf("peak RSS %.1f MiB, want under %v MiB", float64(rss)/(1<<20), bound)
 	}
