@@ -21,17 +21,14 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -71,11 +68,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
 		os.Exit(1)
 	}
-	// Standard output is the protocol's: fmt.Println and a child process
-	// given os.Stdout write to standard error.
-	protocol := os.Stdout
-	os.Stdout = os.Stderr
-	s := newServer(retryReader{os.Stdin}, retryWriter{protocol}, *max, tools)
+	s := newServer(retryReader{os.Stdin}, retryWriter{os.Stdout}, *max, tools)
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
 	}
@@ -104,12 +97,10 @@ func versionLine() string {
 
 // ==== The serve loop and what stops it ====
 
-// server is one session on a pair of streams. The loop (serve) answers
-// lines in order; the reader (read) reads them on a goroutine of its own,
-// so that a line can be read while a tool runs (see runTool).
+// server is one session on a pair of streams.
 type server struct {
-	in       *bufio.Reader // the reader's: reads lines through the server itself (see Read)
-	out      *bufio.Writer // the loop's: holds replies until the reader must wait for input
+	in       *bufio.Reader // reads lines through the server itself (see Read)
+	out      *bufio.Writer // holds replies until no further request is read
 	r        io.Reader
 	max      int    // the longest line served
 	doc      doc    // the line in hand, read as JSON
@@ -119,45 +110,20 @@ type server struct {
 	started  bool // a line was read: no byte order mark is skipped any more
 	ended    bool // the input ended
 
-	lines chan input    // from the reader to the loop
-	next  chan struct{} // from the loop: the reader may read on
-	held  bool          // the loop holds the reader's line, which the next read overwrites
-	flush bool          // the reader waits for input, and asked for the replies while a tool ran
-	batch bool          // a batch's reply is being written: it is one line, with no progress inside
-	subs  []value       // ids of the subscriptions open (see handleListen),
-	acks  []value       // and of those the line in hand opened
-	ctx   context.Context
-	stop  context.CancelFunc // a signal asks the loop to stop
-
-	// While a tool runs, the reader keeps what it reads aside (see aside).
-	mu        sync.Mutex
-	room      *sync.Cond              // signalled when the tool returns
-	running   context.CancelCauseFunc // the running tool's, or nil
-	runningID string                  // its request's id (see key)
-	ahead     []input                 // lines read while a tool ran, to answer next,
-	aheadN    int                     // of this many bytes in all
-	dropped   []string                // ids of requests in ahead that the client cancelled
-	skipped   bool                    // the reader asked for the replies owed meanwhile
-}
-
-// input is what the reader hands the loop: a line, a request to write
-// the replies owed before the reader waits for input, or the error that
-// ended reading (io.EOF at the end).
-type input struct {
-	line    []byte
-	tooLong bool
-	flush   bool
-	err     error
+	// The loop sets waiting, then reads stopping; a signal sets stopping,
+	// then reads waiting. So either the signal sees the loop waiting for
+	// input, with every reply written, and the process may exit at once,
+	// or the loop sees stopping before it writes again.
+	waiting  atomic.Bool // in a read, with every reply owed written
+	stopping atomic.Bool // a signal asked the loop to stop after the request in hand
 }
 
 // newServer returns a server that reads requests from r, writes replies
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
-	s := &server{r: r, max: max, tools: tools, toolList: toolList(tools), lines: make(chan input), next: make(chan struct{})}
+	s := &server{r: r, max: max, tools: tools, toolList: toolList(tools)}
 	s.in = bufio.NewReaderSize(s, 1<<20)
 	s.out = bufio.NewWriterSize(w, 64<<10)
-	s.ctx, s.stop = context.WithCancel(context.Background())
-	s.room = sync.NewCond(&s.mu)
 	return s
 }
 
@@ -166,75 +132,27 @@ var errStopped = errors.New("stopped by a signal")
 
 // serve answers each line until the input ends (nil), reading or writing
 // fails, or a signal stops it (errStopped); every reply owed is written
-// first, and each subscription open is ended.
+// first.
 func (s *server) serve() error {
-	go s.read()
 	for {
-		in, stopped := s.take()
-		switch {
-		case stopped:
-			return s.finish(errStopped)
-		case in.flush:
-			err := s.out.Flush()
-			if s.next <- struct{}{}; err != nil {
-				return err
-			}
-			continue
-		case in.err == io.EOF:
-			return s.finish(nil)
-		case in.err != nil:
-			return in.err
+		line, tooLong, err := s.readLine()
+		if err == io.EOF {
+			return s.out.Flush()
+		} else if err != nil {
+			return err
 		}
-		s.answer(in.line, in.tooLong)
-		if s.doc.line = nil; s.held { // so that it can go while the next is read
-			s.held = false
-			s.next <- struct{}{}
-		}
+		s.answer(line, tooLong)
+		s.doc.line = nil // so that it can go while the next is read
 		if err := s.writeFailed(); err != nil {
 			return err
 		}
+		if s.stopping.Load() {
+			if err := s.out.Flush(); err != nil {
+				return err
+			}
+			return errStopped
+		}
 	}
-}
-
-// take returns the next input: a line read while a tool ran, or the
-// reader's next; or stopped, once a signal asked the loop to stop.
-func (s *server) take() (in input, stopped bool) {
-	if s.ctx.Err() != nil {
-		return in, true
-	}
-	s.mu.Lock()
-	if len(s.ahead) > 0 {
-		in, s.ahead = s.ahead[0], s.ahead[1:]
-		s.aheadN -= len(in.line)
-		s.mu.Unlock()
-		return in, false
-	}
-	s.dropped = nil // no request read ahead is left for them to name
-	s.mu.Unlock()
-	if s.flush { // the reader waits for input: write what it asked for
-		s.flush = false
-		s.out.Flush()
-	}
-	select {
-	case in = <-s.lines:
-		s.held = in.err == nil && !in.flush
-		return in, false
-	case <-s.ctx.Done():
-		return in, true
-	}
-}
-
-// finish ends the subscriptions open and writes every reply owed, and
-// returns err, or the error that ended writing.
-func (s *server) finish(err error) error {
-	for _, id := range s.subs {
-		s.writeReply(id, obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, id}}}}, nil)
-		s.out.WriteByte('\n')
-	}
-	if ferr := s.out.Flush(); ferr != nil {
-		return ferr
-	}
-	return err
 }
 
 // writeFailed returns the error that ended writing, if any: bufio.Writer
@@ -244,139 +162,22 @@ func (s *server) writeFailed() error {
 	return err
 }
 
-// maxAhead is how many bytes of lines the reader keeps aside while a tool
-// runs; then reading pauses until the tool returns.
-const maxAhead = 16 << 20
-
-// The causes of a tool's context's end that are not a signal.
-var (
-	errClientCancelled = errors.New("cancelled by the client")
-	errTimedOut        = errors.New("time limit passed")
-)
-
-// runTool runs t with in, on the loop's goroutine; the reader meanwhile
-// reads on, keeping what it reads aside, and acts at once on a
-// cancellation (see aside). The tool's context ends when the client
-// cancels req (then the error is errClientCancelled: no reply), when a
-// signal stops mcp, or when t's timeout passes; its progress is written as
-// it comes, if req asked for it.
-func (s *server) runTool(t *tool, in arguments, req request) (text string, err error) {
-	ctx, cancel := context.WithCancelCause(s.ctx)
-	defer cancel(nil)
-	if t.timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, t.timeout, errTimedOut)
-		defer stop()
-	}
-	token, last, returned := req.params.get("_meta").get("progressToken"), math.Inf(-1), false
-	if !s.batch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
-		in.report = func(done, total float64, message string) { // from any of the tool's goroutines
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if !returned && done > last {
-				last = done
-				s.writeProgress(token, done, total, message)
-			}
-		}
-	}
-	s.mu.Lock()
-	s.running, s.runningID = cancel, req.id.key()
-	s.mu.Unlock()
-	defer func() { // also when the tool panics
-		s.mu.Lock()
-		s.running, returned, s.flush, s.skipped = nil, true, s.flush || s.skipped, false
-		s.room.Broadcast()
-		s.mu.Unlock()
-	}()
-	if s.held { // the reader reads on, over the line in hand: keep a copy
-		s.doc.line, s.held = bytes.Clone(s.doc.line), false
-		s.next <- struct{}{}
-	}
-	text, err = t.run(ctx, in)
-	switch cause := context.Cause(ctx); {
-	case cause == errClientCancelled:
-		return "", errClientCancelled
-	case cause == errTimedOut:
-		return "", fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
-	}
-	return text, err
-}
-
-// writeProgress writes a progress notification, and at once.
-func (s *server) writeProgress(token value, done, total float64, message string) {
-	params := obj{{"progressToken", token}, {"progress", done}}
-	if total > 0 {
-		params = append(params, member{"total", total})
-	}
-	if message != "" {
-		params = append(params, member{"message", message})
-	}
-	writeJSON(s.out, obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}})
-	s.out.WriteByte('\n')
-	s.out.Flush()
-}
-
-// aside is the reader's: while a tool runs, it keeps in (a copy of its
-// line) to answer after the tool, pausing first while maxAhead bytes are
-// kept; a cancellation of the running request cancels it at once, one of
-// a request kept will drop it. It reports whether it kept in: no tool ran.
-func (s *server) aside(peek *doc, in input) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.running != nil && s.aheadN >= maxAhead {
-		s.room.Wait()
-	}
-	switch {
-	case s.running == nil:
-		return false
-	case in.flush:
-		s.skipped = true
-		return true
-	}
-	if in.err == nil {
-		in.line = bytes.Clone(in.line)
-		if msg, _, ok := peek.parse(in.line); ok && msg.get("method").is("notifications/cancelled") && !msg.get("id").exists() {
-			if id := msg.get("params").get("requestId").key(); id == s.runningID {
-				s.running(errClientCancelled)
-			} else if id != "" {
-				s.dropped = append(s.dropped, id)
-			}
-		}
-	}
-	s.ahead, s.aheadN = append(s.ahead, in), s.aheadN+len(in.line)
-	return true
-}
-
-// read hands the loop each line, waiting until it is done with one (or
-// has copied it) before it reads the next over it, then the error that
-// ends reading.
-func (s *server) read() {
-	var peek doc
-	for {
-		line, tooLong, err := s.readLine()
-		in := input{line: line, tooLong: tooLong, err: err}
-		if !s.aside(&peek, in) {
-			s.lines <- in
-			if err == nil {
-				<-s.next
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// Read is what the line reader reads through. Before it waits for input,
-// it has the loop write the replies owed, so that an interactive client
-// gets each reply at once while pipelined requests are answered in
-// batches.
+// Read is what the line reader reads through. It writes the replies owed
+// first, so that an interactive client gets each reply at once while
+// pipelined requests are answered in batches; then it waits for input,
+// unless a signal asked the loop to stop (errStopped).
 func (s *server) Read(p []byte) (int, error) {
-	if !s.aside(nil, input{flush: true}) {
-		s.lines <- input{flush: true}
-		<-s.next
+	if err := s.out.Flush(); err != nil {
+		return 0, err
 	}
-	return s.r.Read(p)
+	if s.waiting.Store(true); s.stopping.Load() {
+		return 0, errStopped
+	}
+	n, err := s.r.Read(p)
+	if s.waiting.Store(false); s.stopping.Load() {
+		return 0, errStopped
+	}
+	return n, err
 }
 
 // serveUntilStopped serves on a goroutine of its own, and returns the exit
@@ -401,7 +202,9 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 				return 128 + int(first.(syscall.Signal)), first.String() + ", then " + sig.String()
 			}
 			first = sig
-			s.stop()
+			if s.stopping.Store(true); s.waiting.Load() {
+				return 0, sig.String()
+			}
 		}
 	}
 }

@@ -11,7 +11,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -132,39 +131,6 @@ func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byt
 var testCatalogues = map[string][]tool{
 	"escaped":  escapedCatalogue,
 	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
-	"slow":     slowCatalogue,
-}
-
-// slowCatalogue is TestSlowTools': tools that wait for their context,
-// outlast their time limit, report progress, and print.
-var slowCatalogue = []tool{
-	{name: "block", description: "Wait for the context", run: func(ctx context.Context, in arguments) (string, error) {
-		in.progress(1, 0, "started") // the event the test waits for
-		<-ctx.Done()
-		return "", context.Cause(ctx)
-	}},
-	{name: "limited", description: "Outlast the limit", timeout: 50 * time.Millisecond, run: func(ctx context.Context, in arguments) (string, error) {
-		<-ctx.Done()
-		return "late", nil
-	}},
-	{name: "steps", description: "Report progress", args: []arg{{name: "wait", kind: "boolean", optional: true}},
-		run: func(ctx context.Context, in arguments) (string, error) {
-			in.progress(1, 3, "")
-			in.progress(2, 3, "halfway")
-			in.progress(2, 3, "not past 2: not sent")
-			in.progress(3, 0, "")
-			if in.boolean("wait") {
-				<-ctx.Done()
-			}
-			return "stepped", nil
-		}},
-	{name: "print", description: "Print to stdout", run: func(context.Context, arguments) (string, error) {
-		fmt.Println("a tool's line")
-		child := exec.Command("sh", "-c", "echo a child line")
-		child.Stdout = os.Stdout
-		return "printed", child.Run()
-	}},
-	{name: "echo", description: "Echo text", args: []arg{{name: "text", kind: "string"}}, run: runEcho},
 }
 
 // runCatalogue runs the test binary as mcp, serving the test catalogue
@@ -1189,9 +1155,9 @@ func TestToolText(t *testing.T) {
 	texts := []string{"it's \"late\"\ngo home", `C:\Users\`, `\u12`, `\U`, "a\tb\x00\x7f", `\`}
 	var catalogue []tool
 	for i, text := range texts {
-		catalogue = append(catalogue, tool{name: "t" + strconv.Itoa(i), run: func(context.Context, arguments) (string, error) { return text, nil }})
+		catalogue = append(catalogue, tool{name: "t" + strconv.Itoa(i), run: func(arguments) (string, error) { return text, nil }})
 	}
-	catalogue = append(catalogue, tool{name: "fails", run: func(context.Context, arguments) (string, error) { return "", errors.New(texts[0]) }})
+	catalogue = append(catalogue, tool{name: "fails", run: func(arguments) (string, error) { return "", errors.New(texts[0]) }})
 	for i, text := range append(texts, texts[0]) {
 		name, want := "t"+strconv.Itoa(i), textReply("1", unquoted(jsStringify(jsDecode([]byte(text), true))))
 		if i == len(texts) {
@@ -1210,9 +1176,9 @@ func TestToolText(t *testing.T) {
 // the session goes on; with -v the log says why.
 func TestToolPanics(t *testing.T) {
 	catalogue := []tool{
-		{name: "boom", run: func(context.Context, arguments) (string, error) { panic("boom") }},
-		{name: "misread", args: []arg{{name: "n", kind: "number"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("n"), nil }},
-		{name: "misasks", run: func(_ context.Context, in arguments) (string, error) { return fmt.Sprint(in.given("n")), nil }},
+		{name: "boom", run: func(arguments) (string, error) { panic("boom") }},
+		{name: "misread", args: []arg{{name: "n", kind: "number"}}, run: func(in arguments) (string, error) { return in.text("n"), nil }},
+		{name: "misasks", run: func(in arguments) (string, error) { return fmt.Sprint(in.given("n")), nil }},
 	}
 	internal := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"Internal error"}}`
@@ -1241,7 +1207,7 @@ func TestToolArguments(t *testing.T) {
 	catalogue := []tool{{
 		name: "repeat",
 		args: []arg{{name: "text", kind: "string"}, {name: "times", kind: "number"}, {name: "loud", kind: "boolean"}},
-		run: func(_ context.Context, in arguments) (string, error) {
+		run: func(in arguments) (string, error) {
 			if n := in.number("times"); n < 0 || n > 3 {
 				return "", fmt.Errorf("times must be 0 to 3, not %v", n)
 			}
@@ -1276,7 +1242,7 @@ var kindsCatalogue = []tool{{
 		{name: "c", kind: "string", choices: []string{"c", "f"}, optional: true, def: "c"},
 		{name: "ss", kind: "strings", optional: true, def: []string{"x", "y"}}, {name: "ns", kind: "numbers", optional: true},
 	},
-	run: func(_ context.Context, in arguments) (string, error) {
+	run: func(in arguments) (string, error) {
 		var ns, given []string
 		for _, f := range in.numbers("ns") {
 			ns = append(ns, formatNumber(f))
@@ -1289,16 +1255,14 @@ var kindsCatalogue = []tool{{
 		return fmt.Sprintf("s=%s n=%s i=%d b=%t c=%s ss=%s ns=%s given=%s", in.text("s"), formatNumber(in.number("n")), in.integer("i"),
 			in.boolean("b"), in.text("c"), strings.Join(in.texts("ss"), "|"), strings.Join(ns, "|"), strings.Join(given, ",")), nil
 	},
-}, {name: "none", description: "Take nothing", run: func(context.Context, arguments) (string, error) { return "nothing", nil }}}
+}, {name: "none", description: "Take nothing", run: func(arguments) (string, error) { return "nothing", nil }}}
 
 // escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).
 var escapedCatalogue = []tool{
 	{name: "long", description: "Return the long-named argument", args: []arg{{name: strings.Repeat("abcdefgh", 16), kind: "string"}},
-		run: func(_ context.Context, in arguments) (string, error) {
-			return in.text(strings.Repeat("abcdefgh", 16)), nil
-		}},
+		run: func(in arguments) (string, error) { return in.text(strings.Repeat("abcdefgh", 16)), nil }},
 	{name: "tone", description: "Return the tone", args: []arg{{name: "tone", kind: "string", choices: []string{"warm", "formal"}}},
-		run: func(_ context.Context, in arguments) (string, error) { return in.text("tone"), nil }},
+		run: func(in arguments) (string, error) { return in.text("tone"), nil }},
 }
 
 // TestEscapedNames: an argument's name and a choice are their text,
@@ -1360,11 +1324,9 @@ func FuzzToolText(f *testing.F) {
 	}
 	var fromTool []byte
 	catalogue := append([]tool{
-		{name: "raw", run: func(context.Context, arguments) (string, error) { return string(fromTool), nil }},
-		{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }},
-		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(_ context.Context, in arguments) (string, error) {
-			return strings.Join(in.texts("texts"), "|"), nil
-		}},
+		{name: "raw", run: func(arguments) (string, error) { return string(fromTool), nil }},
+		{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(in arguments) (string, error) { return in.text("text"), nil }},
+		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(in arguments) (string, error) { return strings.Join(in.texts("texts"), "|"), nil }},
 	}, tools...)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fromTool = b
@@ -1538,11 +1500,7 @@ func TestMethodsDispatch(t *testing.T) {
 		names = append(names, m.name)
 	}
 	for _, m := range append(names, "tools/cal", "nope", "Ping") {
-		meta := `{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`
-		if m == "subscriptions/listen" { // 2026-07-28's only
-			meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-		}
-		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","_meta":` + meta + `}`
+		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`
 		got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`+"\n")
 		if found := !strings.Contains(got, `"code":-32601`); found != slices.Contains(names, m) {
 			t.Errorf("%s: %s", m, got)
@@ -1706,7 +1664,7 @@ func TestOverLimitLine(t *testing.T) {
 	if out, st := c.finish(t); st.ExitCode() != 0 || string(out) != tooLongReply(defaultMaxMessage) {
 		t.Errorf("256 MiB without newline: exit %v, got %q", st, out)
 	}
-	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB\s+resident`)
+	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB resident`)
 	if t.Logf("256 MiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20)); float64(rss) >= bound*(1<<20) {
 		t.Errorf("peak RSS %.1f MiB, want under %v MiB", float64(rss)/(1<<20), bound)
 	}
@@ -1819,7 +1777,7 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 // byte of the line or of its reply, whichever is longer: CPU time, which
 // other processes on the machine do not stretch as they do wall time.
 func costPerByte(t testing.TB, line string, runs int) float64 {
-	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }}}, tools...)
+	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(in arguments) (string, error) { return in.text("text"), nil }}}, tools...)
 	best := time.Duration(math.MaxInt64)
 	var out countingWriter
 	for range runs {
@@ -2305,130 +2263,6 @@ func TestLogReadSlowly(t *testing.T) {
 	}
 }
 
-// ==== Tools that take time ====
-
-// slowCall is a tools/call of a slowCatalogue tool, with a progress token
-// if token is not "".
-func slowCall(id, name, args, token string) string {
-	meta := ""
-	if token != "" {
-		meta = `,"_meta":{"progressToken":` + token + `}`
-	}
-	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + meta + `}}` + "\n"
-}
-
-// cancel is a notifications/cancelled of the request id.
-func cancel(id string) string {
-	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"test"}}` + "\n"
-}
-
-// progressLine is a progress notification for token.
-func progressLine(token, rest string) string {
-	return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + token + `,"progress":` + rest + `}}` + "\n"
-}
-
-// TestSlowTools, through the test binary as mcp with slowCatalogue: a
-// tool waiting for its context is cancelled by notifications/cancelled
-// (no reply, ever; the next request answered at once), by SIGTERM (its
-// reply, exit 0) and by its time limit (an isError text); a request
-// cancelled before its turn is dropped; a cancellation of an answered
-// request is ignored; progress arrives while the tool runs, in order,
-// before its reply, and none without a token; what a tool and its child
-// print goes to stderr. Each step waits for a line, never for a time.
-func TestSlowTools(t *testing.T) {
-	t.Parallel()
-	start := func(t *testing.T) *child {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
-		return startCommand(t, cmd)
-	}
-	send := func(c *child, lines ...string) {
-		for _, l := range lines {
-			io.WriteString(c.stdin, l)
-		}
-	}
-	expect := func(t *testing.T, c *child, want string) {
-		t.Helper()
-		if got, err := c.stdout.ReadString('\n'); got != want {
-			t.Fatalf("got %q (%v), want %q", got, err, want)
-		}
-	}
-	end := func(t *testing.T, c *child, wantCode int) {
-		t.Helper()
-		c.stdin.Close()
-		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != wantCode {
-			t.Errorf("exit %v, then %q; want exit %d and nothing", st, out, wantCode)
-		}
-	}
-	started := progressLine(`"b"`, `1,"message":"started"}`)
-	started = strings.Replace(started, "}}\n", "}\n", 1)
-	t.Run("cancelled by the client", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "block", "{}", `"b"`))
-		expect(t, c, started)
-		send(c, cancel("1.0"), pingLine+"\n") // 1.0 is the id 1
-		expect(t, c, pingReply)
-		end(t, c, 0)
-	})
-	t.Run("cancelled before its turn", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "block", "{}", `"b"`))
-		expect(t, c, started)
-		send(c, echoCall(`"two"`, `"x"`)+"\n", cancel(`"two"`), echoCall("2", `"kept"`)+"\n", cancel("1"), pingLine+"\n")
-		expect(t, c, textReply("2", "kept")) // "two" dropped; the id 2 is another
-		expect(t, c, pingReply)
-		send(c, cancel("2"), pingLine+"\n") // answered already: ignored
-		expect(t, c, pingReply)
-		end(t, c, 0)
-	})
-	t.Run("signal", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "block", "{}", `"b"`))
-		expect(t, c, started)
-		c.cmd.Process.Signal(syscall.SIGTERM)
-		expect(t, c, toolError("1", "context canceled"))
-		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != 0 {
-			t.Errorf("exit %v, then %q; want exit 0", st, out)
-		}
-	})
-	t.Run("time limit", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "limited", "{}", ""))
-		expect(t, c, toolError("1", "tool limited did not finish within its time limit of 50ms"))
-		end(t, c, 0)
-	})
-	t.Run("progress", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "steps", `{"wait":true}`, "7"))
-		expect(t, c, progressLine("7", `1,"total":3`))
-		expect(t, c, progressLine("7", `2,"total":3,"message":"halfway"`))
-		expect(t, c, progressLine("7", `3`))
-		send(c, cancel("1"), slowCall("2", "steps", "{}", ""), slowCall("3", "steps", "{}", `"t"`))
-		expect(t, c, textReply("2", "stepped")) // no token: no progress
-		expect(t, c, progressLine(`"t"`, `1,"total":3`))
-		expect(t, c, progressLine(`"t"`, `2,"total":3,"message":"halfway"`))
-		expect(t, c, progressLine(`"t"`, `3`))
-		expect(t, c, textReply("3", "stepped"))
-		end(t, c, 0)
-	})
-	t.Run("printing", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "print", "{}", ""))
-		expect(t, c, textReply("1", "printed"))
-		end(t, c, 0)
-		if got := c.stderr.String(); got != "a tool's line\na child line\n" {
-			t.Errorf("stderr %q, want the tool's line and the child's", got)
-		}
-	})
-	t.Run("end of input while a tool runs", func(t *testing.T) {
-		c := start(t)
-		send(c, slowCall("1", "steps", "{}", ""))
-		c.stdin.Close()
-		expect(t, c, textReply("1", "stepped"))
-		end(t, c, 0)
-	})
-}
-
 // ==== The command ====
 
 // TestFlags: -h lists every flag, on standard error; a stray argument, an
@@ -2627,7 +2461,7 @@ func checkRecipe(t *testing.T, section string) {
 
 // recipeImports are the imports the README's recipe and TestUserTools
 // need in a copy of the package.
-const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _, _ = context.Background, fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
+const recipeImports = "import (\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _ = fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
 
 // readmeFigure returns the number that pattern's group matches in the
 // README: a bound the README states is the bound its test asserts.
