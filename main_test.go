@@ -1275,17 +1275,23 @@ func TestEscapedNames(t *testing.T) {
 	if err := checkCatalogue(escapedCatalogue, nil); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.ReadFile("testdata/escaped/escaped.in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile("testdata/escaped/escaped.out")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, want := readFixture(t, "testdata/escaped/escaped")
 	if got, _ := runCatalogue(t, "escaped", in); !bytes.Equal(got, want) {
 		t.Errorf("testdata/escaped:\n%s", firstDiff(in, got, want))
 	}
+}
+
+// readFixture returns NAME.in and NAME.out.
+func readFixture(t *testing.T, name string) (in, want []byte) {
+	t.Helper()
+	in, err := os.ReadFile(name + ".in")
+	if err == nil {
+		want, err = os.ReadFile(name + ".out")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, want
 }
 
 // TestToolKinds: a catalogue with every kind of argument, descriptions,
@@ -1295,14 +1301,7 @@ func TestToolKinds(t *testing.T) {
 	if err := checkCatalogue(kindsCatalogue, nil); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.ReadFile("testdata/kinds/kinds.in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile("testdata/kinds/kinds.out")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, want := readFixture(t, "testdata/kinds/kinds")
 	if got := serveWith(t, kindsCatalogue, string(in)); got != string(want) {
 		t.Errorf("testdata/kinds:\n%s", firstDiff(in, []byte(got), want))
 	}
