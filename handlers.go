@@ -50,6 +50,9 @@ var (
 	errInvalidRequest = &rpcError{code: codeInvalidRequest, message: "Invalid Request"}
 	errMethodNotFound = &rpcError{code: codeMethodNotFound, message: "Method not found"}
 	errInternal       = &rpcError{code: codeInternalError, message: "Internal error"}
+	// Not errors, and never written: a request owed no reply (yet).
+	errCancelled = &rpcError{why: "cancelled"} // the client cancelled it
+	errNoReply   = &rpcError{why: "open"}      // a subscription
 )
 
 // invalidParams is Invalid params because the member had the value got
@@ -67,27 +70,32 @@ type request struct {
 	id     value // a string or a number; none for a notification
 	method value // a string
 	params value // an object, if the handler is called, or none
+	meta   value // params._meta
 	modern bool  // _meta names 2026-07-28: answer in its shapes
 }
 
 // answer writes the replies to one line: to a message, or to a batch (a
-// JSON array) in one array, written as they are made, however many. A
-// blank line, and a line that owes nothing, get no reply line at all.
-// tooLong is a line over the limit, whose bytes are gone.
+// JSON array) in one array, written as they are made, however many; then
+// the acknowledgements of the subscriptions it opened. A blank line, and
+// a line that owes nothing, get no reply line at all. tooLong is a line
+// over the limit, whose bytes are gone.
 func (s *server) answer(line []byte, tooLong bool) {
 	msg, at, ok := s.doc.parse(line)
+	wrote := true // a line, to end
 	switch {
 	case tooLong:
 		data := "message longer than " + strconv.Itoa(s.max) + " bytes"
 		s.writeReply(value{}, nil, &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: data})
 		s.log.printf("mcp: - line over %d bytes skipped", s.max)
 	case skipSpace(line, 0) == len(line):
-		return
+		wrote = false
 	case !ok:
 		s.writeReply(value{}, nil, errParse)
 		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, at))
 	case msg.kind() == '[':
 		n, elems := 0, 0
+		s.batch = true
+		defer func() { s.batch = false }()
 		for _, elem := range msg.items() {
 			if id, result, err, owed := s.handleMessage(elem); owed {
 				s.out.WriteByte("[,"[min(n, 1)])
@@ -102,19 +110,26 @@ func (s *server) answer(line []byte, tooLong bool) {
 		case n > 0:
 			s.out.WriteByte(']')
 		case elems > 0:
-			return
+			wrote = false
 		default: // an empty batch
 			s.writeReply(value{}, nil, errInvalidRequest)
 			s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
 		}
 	default:
 		id, result, err, owed := s.handleMessage(msg)
-		if !owed {
-			return
+		if wrote = owed; owed {
+			s.writeReply(id, result, err)
 		}
-		s.writeReply(id, result, err)
 	}
-	s.out.WriteByte('\n')
+	if wrote {
+		s.out.WriteByte('\n')
+	}
+	for _, id := range s.acks {
+		writeJSON(s.out, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
+			{"params", obj{{"_meta", obj{{metaSubscriptionID, id}}}, {"notifications", obj{}}}}})
+		s.out.WriteByte('\n')
+	}
+	s.acks = s.acks[:0]
 }
 
 // notJSON says, for the log, why a line is not JSON: its byte at cannot
@@ -132,6 +147,9 @@ func notJSON(line []byte, at int) string {
 func (s *server) handleMessage(msg value) (id value, result any, err *rpcError, owed bool) {
 	req, ok := readMessage(msg)
 	if ok && !req.id.exists() {
+		if req.method.is("notifications/cancelled") {
+			s.cancelled(req.params.get("requestId"))
+		}
 		return value{}, nil, nil, false
 	}
 	var start time.Time
@@ -148,7 +166,7 @@ func (s *server) handleMessage(msg value) (id value, result any, err *rpcError, 
 	default:
 		s.log.printf("mcp: - id=%s %s", logID(req.id), outcome(result, err))
 	}
-	return req.id, result, err, true
+	return req.id, result, err, err != errCancelled && err != errNoReply
 }
 
 // readMessage sorts a message: a request or a notification (ok), a
@@ -210,6 +228,7 @@ const (
 	latestLegacyVersion    = "2025-11-25"
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"    // in 2026-07-28's _meta
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities" // likewise
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"     // 2026-07-28's subscriptions
 )
 
 // legacyVersions are the initialize-era versions we speak, newest first;
@@ -219,25 +238,26 @@ var (
 	supportedVersions = append([]string{modernVersion}, legacyVersions...)
 )
 
-// methods is every method we serve: its name, whether 2026-07-28 removed
-// it (there, it is Method not found), and its handler, which is given the
-// request with its params checked to be an object or none.
+// methods is every method we serve: its name, its era (in the other, it
+// is Method not found), and its handler, which is given the request with
+// its params checked to be an object or none.
 var methods = []struct {
-	name       string
-	legacyOnly bool
-	handle     func(*server, request) (any, *rpcError)
+	name   string
+	era    era
+	handle func(*server, request) (any, *rpcError)
 }{
-	{"initialize", true, handleInitialize},
-	{"ping", true, func(*server, request) (any, *rpcError) { return empty, nil }},
-	{"tools/list", false, func(s *server, req request) (any, *rpcError) { return listReply(req, "tools", s.toolList) }},
-	{"tools/call", false, handleToolsCall},
-	{"resources/list", false, func(_ *server, req request) (any, *rpcError) { return listReply(req, "resources", resourceList) }},
-	{"resources/read", false, handleResourcesRead},
-	{"resources/templates/list", false, func(_ *server, req request) (any, *rpcError) {
+	{"initialize", legacy, handleInitialize},
+	{"ping", legacy, func(*server, request) (any, *rpcError) { return empty, nil }},
+	{"tools/list", both, func(s *server, req request) (any, *rpcError) { return listReply(req, "tools", s.toolList) }},
+	{"tools/call", both, handleToolsCall},
+	{"resources/list", both, func(_ *server, req request) (any, *rpcError) { return listReply(req, "resources", resourceList) }},
+	{"resources/read", both, handleResourcesRead},
+	{"resources/templates/list", both, func(_ *server, req request) (any, *rpcError) {
 		return listReply(req, "resourceTemplates", []any{})
 	}},
+	{"subscriptions/listen", modern, handleListen},
 	// Answered in either era, in its only shape, 2026-07-28's.
-	{"server/discover", false, func(*server, request) (any, *rpcError) {
+	{"server/discover", both, func(*server, request) (any, *rpcError) {
 		return obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", capabilities},
 			{"_meta", obj{{"io.modelcontextprotocol/serverInfo", serverInfo}}}, {"ttlMs", 3600000}, {"cacheScope", "public"}}, nil
 	}},
@@ -254,13 +274,14 @@ func (s *server) handle(req request) (result any, err *rpcError) {
 			s.log.printf("mcp: panic in %s: %s", quoteText(req.method.text()), quoteText(fmt.Sprint(p)))
 		}
 	}()
-	if req.modern, err = era(req); err != nil {
+	req.meta = req.params.get("_meta")
+	if req.modern, err = eraOf(req); err != nil {
 		return nil, err
 	}
 	for _, m := range methods {
 		switch {
 		case !req.method.is(m.name):
-		case m.legacyOnly && req.modern:
+		case m.era == legacy && req.modern, m.era == modern && !req.modern:
 			return nil, errMethodNotFound
 		case req.params.exists() && req.params.kind() != '{':
 			return nil, invalidParams("params", req.params, "an object")
@@ -271,12 +292,22 @@ func (s *server) handle(req request) (result any, err *rpcError) {
 	return nil, errMethodNotFound
 }
 
-// era reads params._meta: a request that names 2026-07-28 there must also
-// carry the client's capabilities, and is modern; one that names a legacy
-// version we speak, or none, is legacy; server/discover must name one.
-func era(req request) (modern bool, err *rpcError) {
-	meta := req.params.get("_meta")
-	version, caps := meta.get(metaProtocolVersion), meta.get(metaClientCapabilities)
+// era is the protocol versions a method is served in.
+type era int
+
+// The eras: before 2026-07-28, from it, and both.
+const (
+	both era = iota
+	legacy
+	modern
+)
+
+// eraOf reads params._meta: a request that names 2026-07-28 there must
+// also carry the client's capabilities, and is modern; one that names a
+// legacy version we speak, or none, is legacy; server/discover must name
+// one.
+func eraOf(req request) (modern bool, err *rpcError) {
+	version, caps := req.meta.get(metaProtocolVersion), req.meta.get(metaClientCapabilities)
 	switch {
 	case !version.exists() && req.method.is("server/discover"), version.exists() && version.kind() != '"':
 		return false, metaRequired(metaProtocolVersion, version, "a string")
@@ -354,8 +385,22 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	if t == nil {
 		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
 	}
-	text, isError := t.call(args)
-	return toolResult{text, isError, req.modern}, nil
+	in, faults := t.check(args)
+	if faults != "" {
+		return &toolResult{faults, true, req.modern}, nil
+	}
+	return s.runTool(t, in, req)
+}
+
+// handleListen opens a subscription (2026-07-28): as no catalogue of ours
+// ever changes, it agrees to no notifications, and is acknowledged at
+// once, after the line in hand; it stays open, with no reply, until the
+// client cancels it or mcp stops (see finish).
+func handleListen(s *server, req request) (any, *rpcError) {
+	id := req.id.keep()
+	s.subIndex[id.key()] = len(s.subs)
+	s.subs, s.acks = append(s.subs, id), append(s.acks, id)
+	return nil, errNoReply
 }
 
 // handleResourcesRead answers a resource's contents. An unknown URI is
@@ -458,7 +503,7 @@ func writeJSON(w *bufio.Writer, v any) {
 		w.WriteString(strconv.FormatBool(v))
 	case value:
 		writeValue(w, v)
-	case toolResult:
+	case *toolResult:
 		if w.WriteByte('{'); v.modern {
 			w.WriteString(`"resultType":"complete",`)
 		}
@@ -531,12 +576,14 @@ func logID(id value) string {
 // outcome is the end of a request's log line: ok, "tool error" for a
 // tool's result that reports one, or the error code and why, if known.
 func outcome(result any, err *rpcError) string {
-	switch r, _ := result.(toolResult); {
+	switch r, _ := result.(*toolResult); {
+	case err == errCancelled, err == errNoReply:
+		return err.why
 	case err != nil && err.why != "":
 		return fmt.Sprintf("error %d: %s", err.code, err.why)
 	case err != nil:
 		return fmt.Sprintf("error %d", err.code)
-	case r.isError:
+	case r != nil && r.isError:
 		return "tool error"
 	}
 	return "ok"
@@ -926,6 +973,36 @@ func (v value) is(s string) bool {
 		return false
 	default:
 		return bytes.IndexByte(body, '\\') >= 0 && v.text() == s
+	}
+}
+
+// key returns what tells an id from another as JavaScript compares the
+// values JSON.parse gives: a string's text, a number's value (7 is 7.0);
+// "" for none.
+func (v value) key() string {
+	switch v.kind() {
+	case '"':
+		return "s" + v.text()
+	case '0':
+		return "n" + formatNumber(v.number())
+	}
+	return ""
+}
+
+// keep returns a copy of v, a string or a number, in a doc of its own: it
+// stays valid after the line.
+func (v value) keep() value {
+	d := &doc{line: bytes.Clone(v.raw())}
+	return value{d: d, start: 0, end: len(d.line)}
+}
+
+// cancelled acts on the client's notifications/cancelled, in its turn:
+// a subscription it names ends, with no reply. (One read while a tool
+// ran has acted already: see readAhead.)
+func (s *server) cancelled(id value) {
+	if i, ok := s.subIndex[id.key()]; ok {
+		s.subs[i] = value{}
+		delete(s.subIndex, id.key())
 	}
 }
 

@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -131,6 +132,39 @@ func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byt
 var testCatalogues = map[string][]tool{
 	"escaped":  escapedCatalogue,
 	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
+	"slow":     slowCatalogue,
+}
+
+// slowCatalogue is TestSlowTools': tools that wait for their context,
+// outlast their time limit, report progress, and print.
+var slowCatalogue = []tool{
+	{name: "block", description: "Wait for the context", run: func(ctx context.Context, in arguments) (string, error) {
+		in.progress(1, 0, "started") // the event the test waits for
+		<-ctx.Done()
+		return "", context.Cause(ctx)
+	}},
+	{name: "limited", description: "Outlast the limit", timeout: 50 * time.Millisecond, run: func(ctx context.Context, in arguments) (string, error) {
+		<-ctx.Done()
+		return "late", nil
+	}},
+	{name: "steps", description: "Report progress", args: []arg{{name: "wait", kind: "boolean", optional: true}},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			in.progress(1, 3, "")
+			in.progress(2, 3, "halfway")
+			in.progress(2, 3, "not past 2: not sent")
+			in.progress(3, 0, "")
+			if in.boolean("wait") {
+				<-ctx.Done()
+			}
+			return "stepped", nil
+		}},
+	{name: "print", description: "Print to stdout", run: func(context.Context, arguments) (string, error) {
+		fmt.Println("a tool's line")
+		child := exec.Command("sh", "-c", "echo a child line")
+		child.Stdout = os.Stdout
+		return "printed", child.Run()
+	}},
+	{name: "echo", description: "Echo text", args: []arg{{name: "text", kind: "string"}}, run: runEcho},
 }
 
 // runCatalogue runs the test binary as mcp, serving the test catalogue
@@ -1155,9 +1189,9 @@ func TestToolText(t *testing.T) {
 	texts := []string{"it's \"late\"\ngo home", `C:\Users\`, `\u12`, `\U`, "a\tb\x00\x7f", `\`}
 	var catalogue []tool
 	for i, text := range texts {
-		catalogue = append(catalogue, tool{name: "t" + strconv.Itoa(i), run: func(arguments) (string, error) { return text, nil }})
+		catalogue = append(catalogue, tool{name: "t" + strconv.Itoa(i), run: func(context.Context, arguments) (string, error) { return text, nil }})
 	}
-	catalogue = append(catalogue, tool{name: "fails", run: func(arguments) (string, error) { return "", errors.New(texts[0]) }})
+	catalogue = append(catalogue, tool{name: "fails", run: func(context.Context, arguments) (string, error) { return "", errors.New(texts[0]) }})
 	for i, text := range append(texts, texts[0]) {
 		name, want := "t"+strconv.Itoa(i), textReply("1", unquoted(jsStringify(jsDecode([]byte(text), true))))
 		if i == len(texts) {
@@ -1176,9 +1210,9 @@ func TestToolText(t *testing.T) {
 // the session goes on; with -v the log says why.
 func TestToolPanics(t *testing.T) {
 	catalogue := []tool{
-		{name: "boom", run: func(arguments) (string, error) { panic("boom") }},
-		{name: "misread", args: []arg{{name: "n", kind: "number"}}, run: func(in arguments) (string, error) { return in.text("n"), nil }},
-		{name: "misasks", run: func(in arguments) (string, error) { return fmt.Sprint(in.given("n")), nil }},
+		{name: "boom", run: func(context.Context, arguments) (string, error) { panic("boom") }},
+		{name: "misread", args: []arg{{name: "n", kind: "number"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("n"), nil }},
+		{name: "misasks", run: func(_ context.Context, in arguments) (string, error) { return fmt.Sprint(in.given("n")), nil }},
 	}
 	internal := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"Internal error"}}`
@@ -1207,7 +1241,7 @@ func TestToolArguments(t *testing.T) {
 	catalogue := []tool{{
 		name: "repeat",
 		args: []arg{{name: "text", kind: "string"}, {name: "times", kind: "number"}, {name: "loud", kind: "boolean"}},
-		run: func(in arguments) (string, error) {
+		run: func(_ context.Context, in arguments) (string, error) {
 			if n := in.number("times"); n < 0 || n > 3 {
 				return "", fmt.Errorf("times must be 0 to 3, not %v", n)
 			}
@@ -1242,7 +1276,7 @@ var kindsCatalogue = []tool{{
 		{name: "c", kind: "string", choices: []string{"c", "f"}, optional: true, def: "c"},
 		{name: "ss", kind: "strings", optional: true, def: []string{"x", "y"}}, {name: "ns", kind: "numbers", optional: true},
 	},
-	run: func(in arguments) (string, error) {
+	run: func(_ context.Context, in arguments) (string, error) {
 		var ns, given []string
 		for _, f := range in.numbers("ns") {
 			ns = append(ns, formatNumber(f))
@@ -1255,14 +1289,16 @@ var kindsCatalogue = []tool{{
 		return fmt.Sprintf("s=%s n=%s i=%d b=%t c=%s ss=%s ns=%s given=%s", in.text("s"), formatNumber(in.number("n")), in.integer("i"),
 			in.boolean("b"), in.text("c"), strings.Join(in.texts("ss"), "|"), strings.Join(ns, "|"), strings.Join(given, ",")), nil
 	},
-}, {name: "none", description: "Take nothing", run: func(arguments) (string, error) { return "nothing", nil }}}
+}, {name: "none", description: "Take nothing", run: func(context.Context, arguments) (string, error) { return "nothing", nil }}}
 
 // escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).
 var escapedCatalogue = []tool{
 	{name: "long", description: "Return the long-named argument", args: []arg{{name: strings.Repeat("abcdefgh", 16), kind: "string"}},
-		run: func(in arguments) (string, error) { return in.text(strings.Repeat("abcdefgh", 16)), nil }},
+		run: func(_ context.Context, in arguments) (string, error) {
+			return in.text(strings.Repeat("abcdefgh", 16)), nil
+		}},
 	{name: "tone", description: "Return the tone", args: []arg{{name: "tone", kind: "string", choices: []string{"warm", "formal"}}},
-		run: func(in arguments) (string, error) { return in.text("tone"), nil }},
+		run: func(_ context.Context, in arguments) (string, error) { return in.text("tone"), nil }},
 }
 
 // TestEscapedNames: an argument's name and a choice are their text,
@@ -1323,9 +1359,11 @@ func FuzzToolText(f *testing.F) {
 	}
 	var fromTool []byte
 	catalogue := append([]tool{
-		{name: "raw", run: func(arguments) (string, error) { return string(fromTool), nil }},
-		{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(in arguments) (string, error) { return in.text("text"), nil }},
-		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(in arguments) (string, error) { return strings.Join(in.texts("texts"), "|"), nil }},
+		{name: "raw", run: func(context.Context, arguments) (string, error) { return string(fromTool), nil }},
+		{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }},
+		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(_ context.Context, in arguments) (string, error) {
+			return strings.Join(in.texts("texts"), "|"), nil
+		}},
 	}, tools...)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fromTool = b
@@ -1367,6 +1405,7 @@ func TestCatalogue(t *testing.T) {
 		{"argument without a name", bad(func(t *tool) { t.args = []arg{{kind: "number"}} }), nil, "an argument's name is 1 to 128 bytes"},
 		{"long argument name", bad(func(t *tool) { t.args = []arg{{name: strings.Repeat("n", 129), kind: "number"}} }), nil, "an argument's name is 1 to 128 bytes"},
 		{"no run", bad(func(t *tool) { t.run = nil }), nil, "no run function"},
+		{"negative timeout", bad(func(t *tool) { t.timeout = -time.Second }), nil, "the timeout -1s is negative"},
 		{"unknown annotation", bad(func(t *tool) { t.annotations = map[string]bool{"readonlyHint": true} }), nil, `the annotation "readonlyHint" is not one of`},
 		{"default of another kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", optional: true, def: 3}} }), nil, `the default 3 (int) is not a float64, as a number argument reads`},
 		{"default of a list", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "numbers", optional: true, def: []int{1}}} }), nil, `is not a []float64`},
@@ -1499,7 +1538,11 @@ func TestMethodsDispatch(t *testing.T) {
 		names = append(names, m.name)
 	}
 	for _, m := range append(names, "tools/cal", "nope", "Ping") {
-		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`
+		meta := `{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`
+		if m == "subscriptions/listen" { // 2026-07-28's only
+			meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		}
+		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","_meta":` + meta + `}`
 		got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`+"\n")
 		if found := !strings.Contains(got, `"code":-32601`); found != slices.Contains(names, m) {
 			t.Errorf("%s: %s", m, got)
@@ -1663,7 +1706,7 @@ func TestOverLimitLine(t *testing.T) {
 	if out, st := c.finish(t); st.ExitCode() != 0 || string(out) != tooLongReply(defaultMaxMessage) {
 		t.Errorf("256 MiB without newline: exit %v, got %q", st, out)
 	}
-	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB resident`)
+	bound := readmeFigure(t, `no newline keeps\s+mcp under (\d+) MiB\s+resident`)
 	if t.Logf("256 MiB without newline: peak RSS %.1f MiB", float64(rss)/(1<<20)); float64(rss) >= bound*(1<<20) {
 		t.Errorf("peak RSS %.1f MiB, want under %v MiB", float64(rss)/(1<<20), bound)
 	}
@@ -1672,7 +1715,7 @@ func TestOverLimitLine(t *testing.T) {
 // TestMemoryBound: whatever a line holds and makes the server write,
 // alone or back to back (each line is sent twice), peak resident memory
 // stays under 5x the line + 32 MiB; a batch's replies are written as they
-// are made, so a 16 MiB batch of 0s, which owes 640 MiB of replies, stays
+// are made, so a 4 MiB batch of 0s, which owes 160 MB of replies, stays
 // within it too. Lines of 16 to 24 MiB, so that a line held once too
 // often shows plainly.
 func TestMemoryBound(t *testing.T) {
@@ -1741,10 +1784,14 @@ func TestMemoryBound(t *testing.T) {
 // returns its text.
 func costShapes(n int) []struct{ name, line string } {
 	sur, ff := strings.Repeat(`\ud800`, n/6), strings.Repeat("\xff", n)
-	var adds, keys strings.Builder
+	var adds, keys, listens, cancels strings.Builder
 	for adds.Len() < n {
 		adds.WriteString("," + call("1", "add", `{"a":5e-324,"b":4e-320}`))
 		fmt.Fprintf(&keys, `,"k%d":0`, keys.Len())
+	}
+	for i := 0; listens.Len()+cancels.Len() < n; i++ {
+		fmt.Fprintf(&listens, `,{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"_meta":%s}}`, i, modernMeta)
+		cancels.WriteString(strings.TrimSuffix(","+cancel(strconv.Itoa(i)), "\n"))
 	}
 	return []struct{ name, line string }{
 		{"ASCII echo", echoCall("1", `"`+largeText(n)+`"`)},
@@ -1763,6 +1810,7 @@ func costShapes(n int) []struct{ name, line string } {
 		{"slow numbers", "[" + adds.String()[1:] + "]"},
 		{"long number", call("1", "add", `{"a":1`+strings.Repeat("0", n)+`,"b":1}`)},
 		{"keys", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + keys.String()[1:] + `}}`},
+		{"subscriptions, then their cancellations", "[" + listens.String()[1:] + cancels.String() + "]"},
 	}
 }
 
@@ -1776,7 +1824,7 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 // byte of the line or of its reply, whichever is longer: CPU time, which
 // other processes on the machine do not stretch as they do wall time.
 func costPerByte(t testing.TB, line string, runs int) float64 {
-	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(in arguments) (string, error) { return in.text("text"), nil }}}, tools...)
+	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }}}, tools...)
 	best := time.Duration(math.MaxInt64)
 	var out countingWriter
 	for range runs {
@@ -2262,6 +2310,200 @@ func TestLogReadSlowly(t *testing.T) {
 	}
 }
 
+// ==== Tools that take time ====
+
+// slowCall is a tools/call of a slowCatalogue tool, with a progress token
+// if token is not "".
+func slowCall(id, name, args, token string) string {
+	meta := ""
+	if token != "" {
+		meta = `,"_meta":{"progressToken":` + token + `}`
+	}
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + meta + `}}` + "\n"
+}
+
+// cancel is a notifications/cancelled of the request id.
+func cancel(id string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"test"}}` + "\n"
+}
+
+// progressLine is a progress notification for token.
+func progressLine(token, rest string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + token + `,"progress":` + rest + `}}` + "\n"
+}
+
+// TestSlowTools, through the test binary as mcp with slowCatalogue: a
+// tool waiting for its context is cancelled by notifications/cancelled
+// (no reply, ever; the next request answered at once), by SIGTERM (its
+// reply, exit 0) and by its time limit (an isError text); a request
+// cancelled before its turn is dropped; a cancellation of an answered
+// request is ignored; progress arrives while the tool runs, in order,
+// before its reply, and none without a token; what a tool and its child
+// print goes to stderr. Each step waits for a line, never for a time.
+func TestSlowTools(t *testing.T) {
+	t.Parallel()
+	start := func(t *testing.T) *child {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
+		return startCommand(t, cmd)
+	}
+	send := func(c *child, lines ...string) {
+		for _, l := range lines {
+			io.WriteString(c.stdin, l)
+		}
+	}
+	expect := func(t *testing.T, c *child, want string) {
+		t.Helper()
+		if got, err := c.stdout.ReadString('\n'); got != want {
+			t.Fatalf("got %q (%v), want %q", got, err, want)
+		}
+	}
+	end := func(t *testing.T, c *child, wantCode int) {
+		t.Helper()
+		c.stdin.Close()
+		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != wantCode {
+			t.Errorf("exit %v, then %q; want exit %d and nothing", st, out, wantCode)
+		}
+	}
+	started := progressLine(`"b"`, `1,"message":"started"}`)
+	started = strings.Replace(started, "}}\n", "}\n", 1)
+	t.Run("cancelled by the client", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "block", "{}", `"b"`))
+		expect(t, c, started)
+		send(c, cancel("1.0"), pingLine+"\n") // 1.0 is the id 1
+		expect(t, c, pingReply)
+		end(t, c, 0)
+	})
+	t.Run("cancelled before its turn", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "block", "{}", `"b"`))
+		expect(t, c, started)
+		send(c, echoCall(`"two"`, `"x"`)+"\n", cancel(`"two"`), echoCall("2", `"kept"`)+"\n", cancel("1"), pingLine+"\n")
+		expect(t, c, textReply("2", "kept")) // "two" dropped; the id 2 is another
+		expect(t, c, pingReply)
+		send(c, cancel("2"), pingLine+"\n") // answered already: ignored
+		expect(t, c, pingReply)
+		end(t, c, 0)
+	})
+	t.Run("signal", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "block", "{}", `"b"`))
+		expect(t, c, started)
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		expect(t, c, toolError("1", "context canceled"))
+		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != 0 {
+			t.Errorf("exit %v, then %q; want exit 0", st, out)
+		}
+	})
+	t.Run("time limit", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "limited", "{}", ""))
+		expect(t, c, toolError("1", "tool limited did not finish within its time limit of 50ms"))
+		end(t, c, 0)
+	})
+	t.Run("progress", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "steps", `{"wait":true}`, "7"))
+		expect(t, c, progressLine("7", `1,"total":3`))
+		expect(t, c, progressLine("7", `2,"total":3,"message":"halfway"`))
+		expect(t, c, progressLine("7", `3`))
+		send(c, cancel("1"), slowCall("2", "steps", "{}", ""), slowCall("3", "steps", "{}", `"t"`))
+		expect(t, c, textReply("2", "stepped")) // no token: no progress
+		expect(t, c, progressLine(`"t"`, `1,"total":3`))
+		expect(t, c, progressLine(`"t"`, `2,"total":3,"message":"halfway"`))
+		expect(t, c, progressLine(`"t"`, `3`))
+		expect(t, c, textReply("3", "stepped"))
+		end(t, c, 0)
+	})
+	t.Run("printing", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "print", "{}", ""))
+		expect(t, c, textReply("1", "printed"))
+		end(t, c, 0)
+		if got := c.stderr.String(); got != "a tool's line\na child line\n" {
+			t.Errorf("stderr %q, want the tool's line and the child's", got)
+		}
+	})
+	t.Run("end of input while a tool runs", func(t *testing.T) {
+		c := start(t)
+		send(c, slowCall("1", "steps", "{}", ""))
+		c.stdin.Close()
+		expect(t, c, textReply("1", "stepped"))
+		end(t, c, 0)
+	})
+	t.Run("signal ends a subscription", func(t *testing.T) {
+		c := start(t)
+		listen := `{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"_meta":` + modernMeta + `}}` + "\n"
+		send(c, listen)
+		expect(t, c, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"s"},"notifications":{}}}`+"\n")
+		send(c, slowCall("1", "block", "{}", `"b"`))
+		expect(t, c, started)
+		send(c, cancel("1"), pingLine+"\n") // read while the tool ran: mcp then waits for the next line
+		expect(t, c, pingReply)
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		expect(t, c, `{"jsonrpc":"2.0","id":"s","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`+"\n")
+		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != 0 {
+			t.Errorf("exit %v, then %q; want exit 0", st, out)
+		}
+	})
+}
+
+// modernMeta is the _meta of a 2026-07-28 request.
+const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// TestReadAheadBound: while a tool runs, mcp reads on, but keeps no more
+// than about 16 MiB of lines (-v says when it pauses): 12 lines of 8 MiB
+// sent back to back behind a tool that waits keep peak memory under the
+// README's bound for 8 MiB lines, where keeping all 96 MiB would not.
+func TestReadAheadBound(t *testing.T) {
+	if raceEnabled() || testing.Short() {
+		t.Skip("memory bounds: for the binary without the race detector, and not with -short")
+	}
+	t.Parallel()
+	const mib = 1 << 20
+	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
+	cmd := exec.Command(os.Args[0], "-v")
+	cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startCommand(t, cmd)
+	io.WriteString(c.stdin, slowCall("1", "block", "{}", `"b"`))
+	c.readUntil(t, strings.Replace(progressLine(`"b"`, `1,"message":"started"}`), "}}\n", "}\n", 1))
+	line := echoCall("2", `"`+largeText(8*mib)+`"`) + "\n"
+	go func() { // until mcp exits; if it never paused, the tool is cancelled and the input ends
+		for range 12 {
+			if _, err := io.WriteString(c.stdin, line); err != nil {
+				return
+			}
+		}
+		io.WriteString(c.stdin, cancel("1"))
+		c.stdin.Close()
+	}()
+	replies := make(chan string)
+	go func() { out, _ := io.ReadAll(c.stdout); replies <- string(out) }()
+	log := bufio.NewScanner(stderr)
+	for log.Scan() && !strings.Contains(log.Text(), "reading paused while a tool runs") {
+	}
+	paused, peak := log.Err() == nil && strings.Contains(log.Text(), "reading paused"), 0
+	if paused { // reading pauses: memory grows no further
+		peak = c.peakRSS(t)
+		c.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	go io.Copy(io.Discard, stderr)
+	if out := <-replies; paused && out != toolError("1", "context canceled") {
+		t.Errorf("replies %q, want the tool's, cancelled by the signal", clip(out, 200))
+	}
+	c.cmd.Wait()
+	bound := int(times*float64(len(line)) + plus)
+	t.Logf("peak RSS %.0f MiB, bound %.0f MiB", float64(peak)/mib, float64(bound)/mib)
+	if !paused || peak > bound {
+		t.Errorf("paused: %v; peak RSS %.0f MiB while reading ahead, want under %.0f", paused, float64(peak)/mib, float64(bound)/mib)
+	}
+}
+
 // ==== The command ====
 
 // TestFlags: -h lists every flag, on standard error; a stray argument, an
@@ -2460,7 +2702,7 @@ func checkRecipe(t *testing.T, section string) {
 
 // recipeImports are the imports the README's recipe and TestUserTools
 // need in a copy of the package.
-const recipeImports = "import (\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _ = fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
+const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _, _ = context.Background, fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
 
 // readmeFigure returns the number that pattern's group matches in the
 // README: a bound the README states is the bound its test asserts.

@@ -6,11 +6,13 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // tool is one entry of the catalogue: tools/list and each call follow it.
@@ -20,9 +22,12 @@ type tool struct {
 	description string // for the model: what the tool does, and when to use it
 	args        []arg
 	annotations map[string]bool // hints to clients (see annotations), written if set
+	timeout     time.Duration   // how long run may take; 0 for no limit
 	// run returns the tool's text, or an error whose text the model reads
-	// as a result with "isError":true. A panic is an Internal error.
-	run func(in arguments) (string, error)
+	// as a result with "isError":true. A panic is an Internal error. ctx is
+	// done when the client cancels the call, a signal stops mcp, or the
+	// timeout passes; the reply waits for run to return all the same.
+	run func(ctx context.Context, in arguments) (string, error)
 }
 
 // arg is one argument of a tool.
@@ -56,12 +61,12 @@ var tools = []tool{
 }
 
 // runAdd returns a+b as JavaScript's String(a+b) writes it.
-func runAdd(in arguments) (string, error) {
+func runAdd(_ context.Context, in arguments) (string, error) {
 	return formatNumber(in.number("a") + in.number("b")), nil
 }
 
 // runEcho returns the text as it came.
-func runEcho(in arguments) (string, error) {
+func runEcho(_ context.Context, in arguments) (string, error) {
 	return in.text("text"), nil
 }
 
@@ -70,9 +75,19 @@ func runEcho(in arguments) (string, error) {
 // arguments are a call's arguments, checked, read as Go values; one left
 // out reads as its default. Reading one not declared so panics.
 type arguments struct {
-	args  []arg
-	first [4]value // by args: the value given, checked, or none; in the
-	more  []value  // struct, so that a call of up to 4 allocates nothing
+	args   []arg
+	first  [4]value // by args: the value given, checked, or none; in the
+	more   []value  // struct, so that a call of up to 4 allocates nothing
+	report func(progress, total float64, message string)
+}
+
+// progress reports how far the tool is: done so far, of total (0 if not
+// known), and a message ("" for none). When the client asked for progress,
+// it gets a notification at once; when done is not above the last, none.
+func (in arguments) progress(done, total float64, message string) {
+	if in.report != nil {
+		in.report(done, total, message)
+	}
 }
 
 // value returns the value given for t.args[i], or none.
@@ -146,10 +161,10 @@ func (in arguments) index(name, kind string) int {
 
 // ==== Checking a call ====
 
-// call checks args (a JSON object, or none) and runs the tool with them:
-// its text, and whether that is an error. All faults are told in one text.
-func (t *tool) call(args value) (text string, isError bool) {
-	in := arguments{args: t.args, more: make([]value, max(0, len(t.args)-4))}
+// check checks args (a JSON object, or none) against the tool's
+// arguments: the arguments to run it with, or its faults, all in one text.
+func (t *tool) check(args value) (in arguments, faults string) {
+	in = arguments{args: t.args, more: make([]value, max(0, len(t.args)-4))}
 	var extra value // the first argument the tool does not take
 	for k, v := range args.items() {
 		if i := slices.IndexFunc(t.args, func(a arg) bool { return k.is(a.name) }); i < 0 && !extra.exists() {
@@ -182,13 +197,9 @@ func (t *tool) call(args value) (text string, isError bool) {
 		}
 	}
 	if b.Len() > 0 {
-		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:], true
+		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
 	}
-	text, err := t.run(in)
-	if err != nil {
-		return err.Error(), true
-	}
-	return text, false
+	return in, ""
 }
 
 // what names the values a takes: "number" ("a number" with article),
@@ -302,6 +313,8 @@ func checkCatalogue(tools []tool, resources []resource) error {
 			return fmt.Errorf("tool %q: the name is used twice", t.name)
 		case t.run == nil:
 			return fmt.Errorf("tool %q: no run function", t.name)
+		case t.timeout < 0:
+			return fmt.Errorf("tool %q: the timeout %v is negative", t.name, t.timeout)
 		}
 		for h := range t.annotations {
 			if !slices.Contains(annotations, h) {
