@@ -133,6 +133,7 @@ var testCatalogues = map[string][]tool{
 	"escaped":  escapedCatalogue,
 	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
 	"slow":     slowCatalogue,
+	"kinds":    kindsCatalogue,
 }
 
 // slowCatalogue is TestSlowTools': tools that wait for their context,
@@ -1289,7 +1290,15 @@ var kindsCatalogue = []tool{{
 		return fmt.Sprintf("s=%s n=%s i=%d b=%t c=%s ss=%s ns=%s given=%s", in.text("s"), formatNumber(in.number("n")), in.integer("i"),
 			in.boolean("b"), in.text("c"), strings.Join(in.texts("ss"), "|"), strings.Join(ns, "|"), strings.Join(given, ",")), nil
 	},
-}, {name: "none", description: "Take nothing", run: func(context.Context, arguments) (string, error) { return "nothing", nil }}}
+}, {name: "none", description: "Take nothing", run: func(context.Context, arguments) (string, error) { return "nothing", nil }},
+	{name: "limits", description: "Show bounded arguments as read", args: []arg{
+		{name: "limit", kind: "integer", min: 1, max: 100, optional: true, def: 10}, {name: "ratio", kind: "number", min: -0.5, max: 2.5, optional: true},
+		{name: "q", kind: "string", min: 1, max: 3, optional: true}, {name: "ns", kind: "numbers", max: 1, optional: true},
+		{name: "tags", kind: "strings", choices: []string{"red", "green", "blue"}, min: 1, max: 2, optional: true},
+	}, run: func(_ context.Context, in arguments) (string, error) {
+		return fmt.Sprintf("limit=%d ratio=%s q=%s tags=%s ns=%d", in.integer("limit"), formatNumber(in.number("ratio")), in.text("q"),
+			strings.Join(in.texts("tags"), "|"), len(in.numbers("ns"))), nil
+	}}}
 
 // escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).
 var escapedCatalogue = []tool{
@@ -1419,7 +1428,25 @@ func TestCatalogue(t *testing.T) {
 		{"a choice twice", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f", "c"}}} }), nil, "a choice is given twice"},
 		{"default not a choice", bad(func(t *tool) {
 			t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f"}, optional: true, def: "k"}}
-		}), nil, `the default "k" is not one of the choices`},
+		}), nil, `the default "k" must be one of "c", "f", got "k"`},
+		{"default -0", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", optional: true, def: math.Copysign(0, -1)}} }), nil, "the default -0 is not a number JSON can write"},
+		{"default past 2^53", bad(func(t *tool) { t.args = []arg{{name: "i", kind: "integer", optional: true, def: 1 << 53}} }), nil, "the default 9007199254740992 must be at most 9007199254740991"},
+		{"default out of bounds", bad(func(t *tool) { t.args = []arg{{name: "i", kind: "integer", min: 1, max: 10, optional: true, def: 0}} }), nil, "the default 0 must be at least 1, got 0"},
+		{"default too long", bad(func(t *tool) { t.args = []arg{{name: "s", kind: "string", max: 2, optional: true, def: "abc"}} }), nil, `the default "abc" must be at most 2 characters, got 3`},
+		{"default not a choice of a list", bad(func(t *tool) {
+			t.args = []arg{{name: "s", kind: "strings", choices: []string{"a"}, optional: true, def: []string{"b"}}}
+		}), nil, `got a list with "b"`},
+		{"minimum over maximum", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", min: 2, max: 1.5}} }), nil, "the minimum 2 is over the maximum 1.5"},
+		{"bound -0", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", min: math.Copysign(0, -1)}} }), nil, "the bounds"},
+		{"bound past 2^53", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", max: 1<<53 + 1}} }), nil, "the bounds"},
+		{"bound a string", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", max: "9"}} }), nil, "the bounds"},
+		{"fractional integer bound", bad(func(t *tool) { t.args = []arg{{name: "i", kind: "integer", min: 0.5}} }), nil, "the bounds"},
+		{"negative length", bad(func(t *tool) { t.args = []arg{{name: "s", kind: "string", min: -1}} }), nil, "the bounds"},
+		{"infinite bound", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "number", max: math.Inf(1)}} }), nil, "the bounds"},
+		{"bounds of a boolean", bad(func(t *tool) { t.args = []arg{{name: "b", kind: "boolean", max: 1}} }), nil, "a boolean has no bounds"},
+		{"name an array index", bad(func(t *tool) { t.args = []arg{{name: "0", kind: "number"}} }), nil, "a name of digits is put first by JavaScript"},
+		{"name U+FFFD", bad(func(t *tool) { t.args = []arg{{name: "a\uFFFD", kind: "number"}} }), nil, "without U+FFFD"},
+		{"choice not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"\xff"}}} }), nil, "valid UTF-8"},
 		{"URI used twice", nil, append(slices.Clone(resources), resources[0]), "the URI is used twice"},
 	} {
 		if err := checkCatalogue(tc.tools, tc.resources); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -7,12 +7,13 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // tool is one entry of the catalogue: tools/list and each call follow it.
@@ -35,24 +36,31 @@ type arg struct {
 	name        string
 	kind        string   // a key of kinds
 	description string   // for the model; "" for none
-	choices     []string // a string's only values allowed; nil for any
+	choices     []string // a string's, or a list of strings' items', only values allowed; nil for any
+	min, max    any      // bounds, an int or a float64: a number's, a string's length in characters, a list's in items; nil for none
 	optional    bool     // it may be left out, and then reads as def
 	def         any      // an optional one's value when left out, of its kind's Go type; nil: the zero value
 }
 
 // kinds are the kinds of argument: each one's JSON Schema, what a fault
-// calls it, the Go type a tool reads it as, and, of a list, its items'.
+// calls it, the Go type a tool reads it as, of a list its items', and the
+// JSON Schema names of its bounds.
 var kinds = map[string]struct {
 	schema             obj
 	noun, goType, item string
+	bounds             [2]string
 }{
-	"string":  {obj{{"type", "string"}}, "string", "string", ""},
-	"number":  {obj{{"type", "number"}}, "number", "float64", ""},
-	"integer": {obj{{"type", "integer"}}, "integer", "int", ""},
-	"boolean": {obj{{"type", "boolean"}}, "boolean", "bool", ""},
-	"strings": {obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}, "list of strings", "[]string", "string"},
-	"numbers": {obj{{"type", "array"}, {"items", obj{{"type", "number"}}}}, "list of numbers", "[]float64", "number"},
+	"string":  {obj{{"type", "string"}}, "string", "string", "", [2]string{"minLength", "maxLength"}},
+	"number":  {obj{{"type", "number"}}, "number", "float64", "", [2]string{"minimum", "maximum"}},
+	"integer": {obj{{"type", "integer"}}, "integer", "int", "", [2]string{"minimum", "maximum"}},
+	"boolean": {obj{{"type", "boolean"}}, "boolean", "bool", "", [2]string{}},
+	"strings": {obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}, "list of strings", "[]string", "string", [2]string{"minItems", "maxItems"}},
+	"numbers": {obj{{"type", "array"}, {"items", obj{{"type", "number"}}}}, "list of numbers", "[]float64", "number", [2]string{"minItems", "maxItems"}},
 }
+
+// maxSafe is the largest integer a double holds exactly, 2^53-1: an
+// integer argument is within ±maxSafe, and tools/list says so.
+const maxSafe = 1<<53 - 1
 
 // tools is the catalogue, in tools/list order.
 var tools = []tool{
@@ -179,8 +187,8 @@ func (t *tool) check(args value) (in arguments, faults string) {
 	for i, a := range t.args {
 		if v := in.value(i); !v.exists() && !a.optional {
 			b.WriteString(`; missing required argument "` + a.name + `" (` + a.what(false) + ")")
-		} else if got := a.fault(v); got != "" {
-			b.WriteString(`; argument "` + a.name + `" must be ` + a.what(true) + got)
+		} else if fault := a.fault(v); fault != "" {
+			b.WriteString(`; argument "` + a.name + `" must be ` + fault)
 		}
 	}
 	if extra.exists() {
@@ -203,49 +211,117 @@ func (t *tool) check(args value) (in arguments, faults string) {
 }
 
 // what names the values a takes: "number" ("a number" with article),
-// "list of strings", or `one of "c", "f"`.
+// "list of strings", `one of "c", "f"`, or `list of strings, each one of
+// "c", "f"`.
 func (a arg) what(article bool) string {
-	if a.choices == nil && article {
-		return withArticle(kinds[a.kind].noun)
-	} else if a.choices == nil {
-		return kinds[a.kind].noun
+	noun := kinds[a.kind].noun
+	if article {
+		noun = withArticle(noun)
+	}
+	if a.choices == nil {
+		return noun
 	}
 	var quoted []string
 	for _, c := range a.choices {
 		quoted = append(quoted, quote(c))
 	}
+	if a.kind == "strings" {
+		return noun + ", each one of " + strings.Join(quoted, ", ")
+	}
 	return "one of " + strings.Join(quoted, ", ")
 }
 
-// fault says what is wrong with v, given for a (or none), after "must be
-// a number" or the like: ", got string", say; or "" if nothing is. An
-// integer has no fraction (Number.isInteger) and is within ±(2^53-1).
+// fault says what is wrong with v, given for a (or none), after "must
+// be": "a number, got string", "at most 100, got 101", say; or "" if
+// nothing is. An integer has no fraction (Number.isInteger); a string's
+// length is in characters, as JSON Schema counts them.
 func (a arg) fault(v value) string {
-	if !v.exists() || v.jsonType() == a.kind && a.choices == nil {
+	if !v.exists() || v.jsonType() == a.kind && a.choices == nil && a.min == nil && a.max == nil {
 		return "" // most often
 	}
-	got, item := v.jsonType(), kinds[a.kind].item
+	got, item, want, n := v.jsonType(), kinds[a.kind].item, a.what(true), 0.0 // n: what the bounds bound
 	switch {
 	case a.kind == "integer" && got == "number":
-		if f := v.number(); math.IsInf(f, 0) || f != math.Trunc(f) {
-			return ", got " + formatNumber(f)
-		} else if math.Abs(f) > 1<<53-1 {
-			return " within ±9007199254740991, got " + formatNumber(f)
+		if n = v.number(); math.IsInf(n, 0) || n != math.Trunc(n) {
+			return want + ", got " + formatNumber(n)
 		}
 	case item != "" && got != "array":
-		return ", got " + withArticle(got)
+		return want + ", got " + withArticle(got)
 	case item != "":
 		for _, e := range v.items() {
-			if e.jsonType() != item {
-				return ", got a list with " + withArticle(e.jsonType())
+			if n++; e.jsonType() != item {
+				return want + ", got a list with " + withArticle(e.jsonType())
+			} else if a.choices != nil && !slices.ContainsFunc(a.choices, e.is) {
+				return want + ", got a list with " + quote(e.text())
 			}
 		}
 	case got != a.kind:
-		return ", got " + got
+		return want + ", got " + got
 	case a.choices != nil && !slices.ContainsFunc(a.choices, v.is):
-		return ", got " + quote(v.text())
+		return want + ", got " + quote(v.text())
+	case got == "string":
+		n = float64(chars(v.text()))
+	case got == "number":
+		n = v.number()
+	}
+	lo, hi := a.bounds()
+	unit := map[string]string{"string": " character", "strings": " item", "numbers": " item"}[a.kind]
+	plural := func(f float64) string {
+		if unit != "" && f != 1 {
+			return formatNumber(f) + unit + "s"
+		}
+		return formatNumber(f) + unit
+	}
+	switch {
+	case n < lo:
+		return "at least " + plural(lo) + ", got " + formatNumber(n)
+	case n > hi:
+		return "at most " + plural(hi) + ", got " + formatNumber(n)
 	}
 	return ""
+}
+
+// bounds returns a's bounds, ±Inf for none; an integer's are within
+// ±maxSafe.
+func (a arg) bounds() (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	if a.kind == "integer" {
+		lo, hi = -maxSafe, maxSafe
+	}
+	if a.min != nil {
+		lo, _ = bound(a.min)
+	}
+	if a.max != nil {
+		hi, _ = bound(a.max)
+	}
+	return lo, hi
+}
+
+// bound returns b, an int or a float64, as a float64, and whether
+// tools/list can write it so that JSON.parse reads it back the same: not
+// -0, and finite; an int within ±maxSafe.
+func bound(b any) (float64, bool) {
+	switch b := b.(type) {
+	case int:
+		return float64(b), b >= -maxSafe && b <= maxSafe
+	case float64:
+		return b, !math.IsInf(b, 0) && b == b && (b != 0 || !math.Signbit(b))
+	}
+	return 0, false
+}
+
+// chars returns how many characters JavaScript reads in s, a tool's text
+// (see text): each valid UTF-8 sequence and each surrogate, or pair, is
+// one, and each maximal invalid subpart, which it reads as U+FFFD.
+func chars(s string) (n int) {
+	for i := 0; i < len(s); n++ {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			_, size = notUTF8(s[i:])
+		}
+		i += size
+	}
+	return n
 }
 
 // findTool returns the tool whose name is the text of name, or nil: names
@@ -271,9 +347,18 @@ func toolList(tools []tool) []any {
 	for _, t := range tools {
 		props, required, hints := obj{}, []string{}, obj{}
 		for _, a := range t.args {
-			p := slices.Clone(kinds[a.kind].schema)
-			if a.choices != nil {
+			p, names := slices.Clone(kinds[a.kind].schema), kinds[a.kind].bounds
+			if a.choices != nil && a.kind == "strings" {
+				p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
+			} else if a.choices != nil {
 				p = append(p, member{"enum", a.choices})
+			}
+			lo, hi := a.bounds()
+			if !math.IsInf(lo, 0) {
+				p = append(p, member{names[0], lo})
+			}
+			if !math.IsInf(hi, 0) {
+				p = append(p, member{names[1], hi})
 			}
 			if a.description != "" {
 				p = append(p, member{"description", a.description})
@@ -336,28 +421,60 @@ func checkCatalogue(tools []tool, resources []resource) error {
 }
 
 // check returns what is wrong with a, given whether its name is its own
-// (not used twice), or "": its name, kind, choices or default.
+// (not used twice), or "": its name, kind, choices, bounds or default,
+// each as tools/list must write it and a call be checked against it.
 func (a arg) check(own bool) string {
 	_, known := kinds[a.kind]
+	lo, hi := a.bounds()
 	switch {
 	case a.name == "" || len(a.name) > 128:
 		return "an argument's name is 1 to 128 bytes"
 	case !own:
 		return "the name is used twice"
+	case isIndex(a.name):
+		return "a name of digits is put first by JavaScript, out of order"
 	case !known:
 		return fmt.Sprintf("the kind %q is not one of string, number, integer, boolean, strings, numbers", a.kind)
-	case a.choices != nil && (a.kind != "string" || len(a.choices) == 0):
-		return "choices are one or more strings, of a string"
+	case a.choices != nil && (a.kind != "string" && a.kind != "strings" || len(a.choices) == 0):
+		return "choices are one or more strings, of a string or a list of strings"
 	case len(slices.Compact(slices.Sorted(slices.Values(a.choices)))) < len(a.choices):
 		return "a choice is given twice"
+	case slices.ContainsFunc(append([]string{a.name}, a.choices...), func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) }):
+		return "a name or a choice is valid UTF-8, without U+FFFD, which a line's invalid bytes read as"
+	case (a.min != nil || a.max != nil) && a.kind == "boolean":
+		return "a boolean has no bounds"
+	case !a.boundOK(a.min) || !a.boundOK(a.max):
+		return fmt.Sprintf("the bounds (%#v, %#v) must be ints or float64s tools/list can write: finite, not -0, within ±%d; whole and at least 0 for a length", a.min, a.max, maxSafe)
+	case lo > hi:
+		return fmt.Sprintf("the minimum %v is over the maximum %v", a.min, a.max)
 	case a.def != nil && !a.optional:
 		return "a default is for an optional argument"
 	case a.def != nil && fmt.Sprintf("%T", a.def) != kinds[a.kind].goType:
 		return fmt.Sprintf("the default %#v (%T) is not a %s, as a %s argument reads", a.def, a.def, kinds[a.kind].goType, a.kind)
-	case a.def != nil && !json.Valid([]byte(quote(a.def))):
-		return fmt.Sprintf("the default %v is not a number JSON can write", a.def)
-	case a.def != nil && a.choices != nil && !slices.Contains(a.choices, a.def.(string)):
-		return fmt.Sprintf("the default %q is not one of the choices", a.def)
+	case a.def != nil:
+		var d doc
+		f, _ := a.def.(float64)
+		if v, _, ok := d.parse([]byte(quote(a.def))); !ok || f == 0 && math.Signbit(f) {
+			return fmt.Sprintf("the default %v is not a number JSON can write as it is", a.def)
+		} else if fault := a.fault(v); fault != "" {
+			return fmt.Sprintf("the default %s must be %s", quote(a.def), fault)
+		}
 	}
 	return ""
+}
+
+// boundOK reports whether b, a bound of a, is none, or one tools/list can
+// write as it is (see bound): of an integer, whole; of a length, whole and
+// at least 0.
+func (a arg) boundOK(b any) bool {
+	f, ok := bound(b)
+	whole := f == math.Trunc(f)
+	return b == nil || ok && (a.kind == "number" || whole && (a.kind == "integer" || f >= 0))
+}
+
+// isIndex reports whether name is a canonical array index, 0 to 2^32-2,
+// which a JavaScript object lists before its other members.
+func isIndex(name string) bool {
+	n, err := strconv.ParseUint(name, 10, 32)
+	return err == nil && n < 1<<32-1 && strconv.FormatUint(n, 10) == name
 }

@@ -3,7 +3,8 @@
 // serve(tools) answers the tools/list and tools/call lines on stdin, as
 // JSON.parse reads them and JSON.stringify writes the replies. A tool is
 // { name, title?, description, annotations?, args, run(read, given) },
-// run returning [text, isError]; an argument is arg(name, kind, more).
+// run returning [text, isError]; an argument is arg(name, kind, more),
+// more holding description, choices, min, max, optional and def.
 import { readFileSync } from "node:fs";
 
 export const arg = (name, kind, more = {}) => ({ name, kind, ...more });
@@ -16,28 +17,44 @@ const kinds = {
   numbers: [{ type: "array", items: { type: "number" } }, "list of numbers", "number"],
 };
 const zero = { string: "", number: 0, integer: 0, boolean: false, strings: [], numbers: [] };
-const what = (a) => (a.choices ? "one of " + a.choices.map((c) => JSON.stringify(c)).join(", ") : kinds[a.kind][1]);
+const SAFE = 2 ** 53 - 1;
+const boundNames = { string: ["minLength", "maxLength"], number: ["minimum", "maximum"], integer: ["minimum", "maximum"],
+  strings: ["minItems", "maxItems"], numbers: ["minItems", "maxItems"] };
+const bounds = (a) => [a.min ?? (a.kind === "integer" ? -SAFE : -Infinity), a.max ?? (a.kind === "integer" ? SAFE : Infinity)];
+function what(a, withArticle) {
+  const noun = withArticle ? article(kinds[a.kind][1]) : kinds[a.kind][1];
+  if (!a.choices) return noun;
+  const quoted = a.choices.map((c) => JSON.stringify(c)).join(", ");
+  return a.kind === "strings" ? noun + ", each one of " + quoted : "one of " + quoted;
+}
 function fault(a, v) {
-  const want = a.choices ? what(a) : article(what(a)), got = type(v);
+  const want = what(a, true), got = type(v), item = kinds[a.kind][2];
+  let n; // what the bounds bound: a number, a count of characters (code points) or of items
   if (a.kind === "integer" && got === "number") {
     if (!Number.isInteger(v)) return want + ", got " + String(v);
-    if (Math.abs(v) > 2 ** 53 - 1) return want + " within ±9007199254740991, got " + String(v);
-    return "";
-  }
-  const item = kinds[a.kind][2];
-  if (item) {
+    n = v;
+  } else if (item) {
     if (got !== "array") return want + ", got " + article(got);
-    const bad = v.find((e) => type(e) !== item);
-    return bad === undefined ? "" : want + ", got a list with " + article(type(bad));
-  }
-  if (got !== a.kind) return want + ", got " + got;
-  if (a.choices && !a.choices.includes(v)) return want + ", got " + JSON.stringify(v);
+    for (const e of v) {
+      if (type(e) !== item) return want + ", got a list with " + article(type(e));
+      if (a.choices && !a.choices.includes(e)) return want + ", got a list with " + JSON.stringify(e);
+    }
+    n = v.length;
+  } else if (got !== a.kind) return want + ", got " + got;
+  else if (a.choices && !a.choices.includes(v)) return want + ", got " + JSON.stringify(v);
+  else if (got === "string") n = [...v].length;
+  else if (got === "number") n = v;
+  else return "";
+  const [lo, hi] = bounds(a), unit = { string: " character", strings: " item", numbers: " item" }[a.kind] ?? "";
+  const plural = (f) => String(f) + unit + (unit && f !== 1 ? "s" : "");
+  if (n < lo) return "at least " + plural(lo) + ", got " + String(n);
+  if (n > hi) return "at most " + plural(hi) + ", got " + String(n);
   return "";
 }
 function call(t, args = {}) {
   const problems = [];
   for (const a of t.args) {
-    if (!Object.hasOwn(args, a.name)) { if (!a.optional) problems.push(`missing required argument "${a.name}" (${what(a)})`); continue; }
+    if (!Object.hasOwn(args, a.name)) { if (!a.optional) problems.push(`missing required argument "${a.name}" (${what(a, false)})`); continue; }
     const f = fault(a, args[a.name]);
     if (f) problems.push(`argument "${a.name}" must be ${f}`);
   }
@@ -54,8 +71,12 @@ function call(t, args = {}) {
 function listEntry(t) {
   const props = {}, required = [];
   for (const a of t.args) {
-    const p = { ...kinds[a.kind][0] };
-    if (a.choices) p.enum = a.choices;
+    let p = { ...kinds[a.kind][0] };
+    if (a.choices && a.kind === "strings") p = { type: "array", items: { type: "string", enum: a.choices } };
+    else if (a.choices) p.enum = a.choices;
+    const [lo, hi] = bounds(a);
+    if (lo !== -Infinity) p[boundNames[a.kind][0]] = lo;
+    if (hi !== Infinity) p[boundNames[a.kind][1]] = hi;
     if (a.description) p.description = a.description;
     if (a.def !== undefined) p.default = a.def;
     props[a.name] = p;

@@ -13,4 +13,9 @@ serve([
       arg("ss", "strings", { optional: true, def: ["x", "y"] }), arg("ns", "numbers", { optional: true }),
     ], run: (a, given) => [`s=${a.s} n=${a.n} i=${a.i} b=${a.b} c=${a.c} ss=${a.ss.join("|")} ns=${a.ns.join("|")} given=${given.join(",")}`, false] },
   { name: "none", description: "Take nothing", args: [], run: () => ["nothing", false] },
+  { name: "limits", description: "Show bounded arguments as read", args: [
+      arg("limit", "integer", { min: 1, max: 100, optional: true, def: 10 }), arg("ratio", "number", { min: -0.5, max: 2.5, optional: true }),
+      arg("q", "string", { min: 1, max: 3, optional: true }), arg("ns", "numbers", { max: 1, optional: true }),
+      arg("tags", "strings", { choices: ["red", "green", "blue"], min: 1, max: 2, optional: true }),
+    ], run: (a) => [`limit=${a.limit} ratio=${String(a.ratio)} q=${a.q} tags=${a.tags.join("|")} ns=${a.ns.length}`, false] },
 ]);

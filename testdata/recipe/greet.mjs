@@ -6,11 +6,11 @@ serve([{
   name: "greet", title: "Greeter", description: "Greet someone by name", annotations: { readOnlyHint: true },
   args: [
     arg("name", "string", { description: "who to greet" }),
-    arg("times", "integer", { description: "how many greetings, 1 to 10", optional: true, def: 1 }),
+    arg("times", "integer", { description: "how many greetings", min: 1, max: 10, optional: true, def: 1 }),
     arg("tone", "string", { choices: ["warm", "formal"], optional: true, def: "warm" }),
   ],
   run: (a) => {
-    if (a.times < 1 || a.times > 10) return [`times is ${a.times}; ask for 1 to 10`, true];
+    if (a.name.trim() === "") return [`the name ${JSON.stringify(a.name)} is blank; ask for a name`, true];
     const greeting = a.tone === "formal" ? `Good day, ${a.name}.` : `Hello, ${a.name}!`;
     return [(greeting + "\n").repeat(a.times), false];
   },
