@@ -250,10 +250,10 @@ var methods = []struct {
 	{"ping", legacy, func(*server, request) (any, *rpcError) { return empty, nil }},
 	{"tools/list", both, func(s *server, req request) (any, *rpcError) { return listReply(req, "tools", s.toolList) }},
 	{"tools/call", both, handleToolsCall},
-	{"resources/list", both, func(_ *server, req request) (any, *rpcError) { return listReply(req, "resources", resourceList) }},
+	{"resources/list", both, func(s *server, req request) (any, *rpcError) { return listReply(req, "resources", s.resourceList) }},
 	{"resources/read", both, handleResourcesRead},
-	{"resources/templates/list", both, func(_ *server, req request) (any, *rpcError) {
-		return listReply(req, "resourceTemplates", []any{})
+	{"resources/templates/list", both, func(s *server, req request) (any, *rpcError) {
+		return listReply(req, "resourceTemplates", s.templateList)
 	}},
 	{"subscriptions/listen", modern, handleListen},
 	// Answered in either era, in its only shape, 2026-07-28's.
@@ -403,17 +403,22 @@ func handleListen(s *server, req request) (any, *rpcError) {
 	return nil, errNoReply
 }
 
-// handleResourcesRead answers a resource's contents. An unknown URI is
-// -32002 before 2026-07-28 and -32602 in it, with the URI as data.
-func handleResourcesRead(_ *server, req request) (any, *rpcError) {
+// handleResourcesRead answers a resource's contents: the first resource
+// whose URI is the one asked for, or whose template matches it. An
+// unknown URI is -32002 before 2026-07-28 and -32602 in it, with the URI
+// as data.
+func handleResourcesRead(s *server, req request) (any, *rpcError) {
 	uri := req.params.get("uri")
 	if uri.kind() != '"' {
 		return nil, invalidParams("params.uri", uri, "a string")
 	}
 	u := uri.text()
 	for i, r := range resources {
-		if r.uri == u {
-			return readResults[i][req.modern], nil
+		switch vars, ok := match(r.uri, u); {
+		case r.uri == u && r.read == nil:
+			return s.readResults[i][req.modern], nil
+		case ok && r.read != nil:
+			return s.readResource(r, u, vars, req)
 		}
 	}
 	code := codeResourceNotFound

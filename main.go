@@ -117,13 +117,17 @@ type server struct {
 	copied   []byte // doc.line, when a tool runs on it (see runTool)
 	tools    []tool // the catalogue served
 	toolList []any  // its tools/list entries
-	log      *logger
-	started  bool           // a line was read: no byte order mark is skipped any more
-	ended    bool           // the input ended
-	batch    bool           // a batch's reply is being written: one line, no progress inside
-	subs     []value        // ids of the subscriptions opened (see handleListen), none once ended,
-	subIndex map[string]int // the index in subs of each open, by key,
-	acks     []value        // and of those the line in hand opened
+	// resources' resources/list and resources/templates/list entries, and
+	// its fixed resources' resources/read results
+	resourceList, templateList []any
+	readResults                []map[bool]any
+	log                        *logger
+	started                    bool           // a line was read: no byte order mark is skipped any more
+	ended                      bool           // the input ended
+	batch                      bool           // a batch's reply is being written: one line, no progress inside
+	subs                       []value        // ids of the subscriptions opened (see handleListen), none once ended,
+	subIndex                   map[string]int // the index in subs of each open, by key,
+	acks                       []value        // and of those the line in hand opened
 
 	// The loop sets waiting, then reads stopping; a signal sets stopping,
 	// then reads waiting. So either the signal sees the loop waiting for
@@ -162,6 +166,7 @@ type input struct {
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s := &server{r: r, max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, pending: map[string]*input{}}
+	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.in = bufio.NewReaderSize(s, 1<<20)
 	s.out = bufio.NewWriterSize(w, 64<<10)
 	s.room = sync.NewCond(&s.mu)
@@ -394,22 +399,39 @@ const readAheadAfter = time.Millisecond
 // then it waits for the tool to return.
 const maxKept = 16 << 20
 
-// runTool runs t with in, on the loop's goroutine, and returns its
-// result; from readAheadAfter on, readAhead reads what comes meanwhile.
-// The tool's context ends when the client cancels req (then there is no
-// reply: errCancelled), when a signal stops mcp, or when t's timeout
-// passes; its progress is written as it comes, if req asked for it.
+// runTool runs t with in (see run) and returns its result; its progress
+// is written as it comes, if req asked for it. The client's cancellation
+// is errCancelled: no reply.
 func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 	c := &toolCall{toolResult: toolResult{modern: req.modern}}
-	var ctx context.Context = c
-	if t.timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, t.timeout, errTimedOut)
-		defer stop()
-	}
 	if token := req.meta.get("progressToken"); !s.batch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		last := math.Inf(-1) // the progress last sent
 		in.report = func(done, total float64, message string) { s.report(c, token, &last, done, total, message) }
+	}
+	text, err := s.run(c, req, t.timeout, t.run, in)
+	switch {
+	case err == errClientCancelled:
+		return nil, errCancelled
+	case err == errTimedOut:
+		err = fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
+	}
+	if c.text, c.isError = text, err != nil; err != nil {
+		c.text = err.Error()
+	}
+	return &c.toolResult, nil
+}
+
+// run calls fn with in, on the loop's goroutine, in c, a context that
+// ends when the client cancels req (then the error is
+// errClientCancelled), when a signal stops mcp, or when timeout (if not
+// 0) passes (errTimedOut); from readAheadAfter on, readAhead reads what
+// comes meanwhile.
+func (s *server) run(c *toolCall, req request, timeout time.Duration, fn func(context.Context, arguments) (string, error), in arguments) (string, error) {
+	var ctx context.Context = c
+	if timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, timeout, errTimedOut)
+		defer stop()
 	}
 	if s.inPlace { // readAhead may read over it
 		s.copied = append(s.copied[:0], s.doc.line...)
@@ -430,17 +452,14 @@ func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 		s.room.Broadcast()
 		s.mu.Unlock()
 	}()
-	text, err := t.run(ctx, in)
+	text, err := fn(ctx, in)
 	switch {
 	case c.Err() != nil && c.cause == errClientCancelled:
-		return nil, errCancelled
+		return "", errClientCancelled
 	case context.Cause(ctx) == errTimedOut:
-		err = fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
+		return "", errTimedOut
 	}
-	if c.text, c.isError = text, err != nil; err != nil {
-		c.text = err.Error()
-	}
-	return &c.toolResult, nil
+	return text, err
 }
 
 // report writes c's progress notification for token at once, if done is

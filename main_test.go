@@ -62,6 +62,9 @@ const catalogueEnv = "MCP_TEST_CATALOGUE"
 func TestMain(m *testing.M) {
 	if name := os.Getenv(catalogueEnv); name != "" {
 		tools = testCatalogues[name]
+		if r, ok := testResources[name]; ok {
+			resources = r
+		}
 		main() // exits
 	}
 	flag.Parse()
@@ -134,6 +137,48 @@ var testCatalogues = map[string][]tool{
 	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
 	"slow":     slowCatalogue,
 	"kinds":    kindsCatalogue,
+}
+
+// testResources are the resources the test binary serves as mcp, by
+// the name of its catalogue, if not the memo alone.
+var testResources = map[string][]resource{
+	"resources": {
+		resources[0],
+		{uri: "notes://{topic}/today", name: "Notes", mimeType: "text/markdown", read: func(_ context.Context, vars map[string]string) (string, error) {
+			if vars["topic"] == "missing" {
+				return "", errors.New("no notes on missing")
+			}
+			return "# " + vars["topic"], nil
+		}},
+		{uri: "count://reads", name: "Reads", read: func(context.Context, map[string]string) (string, error) {
+			resourceReads++
+			return "read " + strconv.Itoa(resourceReads), nil
+		}},
+		{uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: func(_ context.Context, vars map[string]string) (string, error) {
+			return "\x89PNG\r\n\x1a\n" + vars["id"], nil
+		}},
+	},
+	"slow": {{uri: "slow://wait", name: "Slow", read: func(ctx context.Context, _ map[string]string) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}}},
+}
+
+// readNothing is a resource's read that reads nothing.
+func readNothing(context.Context, map[string]string) (string, error) { return "", nil }
+
+// resourceReads counts the reads of count://reads.
+var resourceReads int
+
+// TestResourceFunctions: through the test binary as mcp, resources read
+// when asked, by URI or by template, as text or bytes, or failing, listed
+// and read as testdata/resources/resources.mjs (node) says.
+func TestResourceFunctions(t *testing.T) {
+	t.Parallel()
+	in, want := readFixture(t, "testdata/resources/resources")
+	if got, _ := runCatalogue(t, "resources", in); !bytes.Equal(got, want) {
+		t.Errorf("testdata/resources:\n%s", firstDiff(in, got, want))
+	}
 }
 
 // slowCatalogue is TestSlowTools': tools that wait for their context,
@@ -1448,6 +1493,16 @@ func TestCatalogue(t *testing.T) {
 		{"name U+FFFD", bad(func(t *tool) { t.args = []arg{{name: "a\uFFFD", kind: "number"}} }), nil, "without U+FFFD"},
 		{"choice not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"\xff"}}} }), nil, "valid UTF-8"},
 		{"URI used twice", nil, append(slices.Clone(resources), resources[0]), "the URI is used twice"},
+		{"a variable twice", nil, []resource{{uri: "x://{a}/{a}", name: "x", read: readNothing}}, "the variable a twice"},
+		{"a variable not a name", nil, []resource{{uri: "x://{a-b}", name: "x", read: readNothing}}, "a variable that is not {name}"},
+		{"an empty variable", nil, []resource{{uri: "x://{}", name: "x", read: readNothing}}, "a variable that is not {name}"},
+		{"an unclosed variable", nil, []resource{{uri: "x://{a", name: "x", read: readNothing}}, "a variable that is not {name}"},
+		{"a variable then a value's character", nil, []resource{{uri: "x://{a}.txt", name: "x", read: readNothing}}, `followed by "."`},
+		{"two variables together", nil, []resource{{uri: "x://{a}{b}", name: "x", read: readNothing}}, `followed by "{"`},
+		{"a template of text", nil, []resource{{uri: "x://{a}", name: "x", text: "t"}}, "is read by a read function"},
+		{"bytes of text", nil, []resource{{uri: "x://a", name: "x", text: "t", blob: true}}, "is read by a read function"},
+		{"text and read", nil, []resource{{uri: "x://a", name: "x", text: "t", read: readNothing}}, "either text or a read function"},
+		{"no name", nil, []resource{{uri: "x://a", text: "t"}}, "a resource has a URI and a name"},
 	} {
 		if err := checkCatalogue(tc.tools, tc.resources); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
@@ -1581,10 +1636,10 @@ func TestMethodsDispatch(t *testing.T) {
 // long it is and however the client escapes it.
 func TestResourceURIText(t *testing.T) {
 	uri := "memo://" + strings.Repeat("a/", 500)
-	defer func(r []resource, reads []map[bool]any) { resources, readResults = r, reads }(resources, readResults)
-	resources, readResults = []resource{{uri: uri}}, []map[bool]any{{false: obj{{"found", 1}}}}
+	defer func(r []resource) { resources = r }(resources)
+	resources = []resource{{uri: uri, name: "long", text: "found"}}
 	got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"`+strings.ReplaceAll(uri, "/", `\/`)+`"}}`+"\n")
-	if want := `{"jsonrpc":"2.0","id":1,"result":{"found":1}}` + "\n"; got != want {
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"` + uri + `","text":"found"}]}}` + "\n"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -2457,6 +2512,12 @@ func TestSlowTools(t *testing.T) {
 		send(c, slowCall("1", "steps", "{}", ""))
 		c.stdin.Close()
 		expect(t, c, textReply("1", "stepped"))
+		end(t, c, 0)
+	})
+	t.Run("a resource read cancelled", func(t *testing.T) {
+		c := start(t)
+		send(c, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"slow://wait"}}`+"\n", cancel("1"), pingLine+"\n")
+		expect(t, c, pingReply)
 		end(t, c, 0)
 	})
 	t.Run("signal ends a subscription", func(t *testing.T) {

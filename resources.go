@@ -1,11 +1,30 @@
-// This file is the resource catalogue, literal data: resources/list and
-// each resource's resources/read result come from it.
+// This file is the resource catalogue and what a resource can be: literal
+// text, fixed at build time, or a function read at each resources/read,
+// of one URI or of a template of many.
 
 package main
 
-// resource is one fixed text resource.
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// resource is one resource, or, if its uri has {name} variables (RFC 6570
+// level 1), a template of many: resources/templates/list lists it, and
+// resources/read reads each URI it matches (see match).
 type resource struct {
-	uri, name, mimeType, text string
+	uri, name string
+	mimeType  string // "" for none
+	text      string // its text, fixed; or, with read, none
+	// read returns the text, or with blob the bytes, of the URI read; vars
+	// are a template's variables, decoded. An error is a JSON-RPC error
+	// whose message ends with its text; ctx is done as a tool's is.
+	read func(ctx context.Context, vars map[string]string) (string, error)
+	blob bool // read returns bytes, written base64 as "blob"
 }
 
 // resources is the catalogue, in resources/list order.
@@ -13,14 +32,124 @@ var resources = []resource{
 	{uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP."},
 }
 
-// resourceList is the entries of a resources/list result, and readResults
-// each resource's resources/read result in each shape, legacy and
-// 2026-07-28 (see cached), made once.
-var resourceList, readResults = func() (list []any, reads []map[bool]any) {
-	for _, r := range resources {
-		list = append(list, obj{{"uri", r.uri}, {"name", r.name}, {"mimeType", r.mimeType}})
-		read := obj{{"contents", []any{obj{{"uri", r.uri}, {"mimeType", r.mimeType}, {"text", r.text}}}}}
+// resourceLists returns the entries of resources/list and of
+// resources/templates/list, and each fixed resource's resources/read
+// result in each shape, legacy and 2026-07-28 (see cached), made once.
+func resourceLists(rs []resource) (list, templates []any, reads []map[bool]any) {
+	list, templates = []any{}, []any{}
+	for _, r := range rs {
+		entry := obj{{"uri", r.uri}, {"name", r.name}, {"mimeType", r.mimeType}}
+		if r.mimeType == "" {
+			entry = entry[:2]
+		}
+		if isTemplate(r.uri) {
+			templates = append(templates, append(obj{{"uriTemplate", r.uri}}, entry[1:]...))
+		} else {
+			list = append(list, entry)
+		}
+		read := contents(r, r.uri, r.text)
 		reads = append(reads, map[bool]any{false: cached(false, read), true: cached(true, read)})
 	}
-	return list, reads
-}()
+	return list, templates, reads
+}
+
+// contents is a resources/read result: data, the text or bytes read of
+// uri, as r's contents.
+func contents(r resource, uri, data string) obj {
+	item := obj{{"uri", uri}, {"mimeType", r.mimeType}, {"text", data}}
+	if r.mimeType == "" {
+		item = slices.Delete(item, 1, 2)
+	}
+	if r.blob {
+		item[len(item)-1] = member{"blob", base64.StdEncoding.EncodeToString([]byte(data))}
+	}
+	return obj{{"contents", []any{item}}}
+}
+
+// readResource reads r, which matched uri with vars, as a tool runs (see
+// run): its contents, or a JSON-RPC error; 2026-07-28's result has no
+// cache hints, as the contents may change.
+func (s *server) readResource(r resource, uri string, vars map[string]string, req request) (any, *rpcError) {
+	read := func(ctx context.Context, _ arguments) (string, error) { return r.read(ctx, vars) }
+	data, err := s.run(&toolCall{}, req, 0, read, arguments{})
+	switch {
+	case err == errClientCancelled:
+		return nil, errCancelled
+	case err != nil:
+		return nil, &rpcError{code: codeInternalError, message: "Could not read the resource: " + err.Error(), data: obj{{"uri", uri}}}
+	case req.modern:
+		return slices.Concat(obj{{"resultType", "complete"}}, contents(r, uri, data)), nil
+	}
+	return contents(r, uri, data), nil
+}
+
+// isTemplate reports whether uri is a template: it has a variable.
+func isTemplate(uri string) bool { return strings.ContainsAny(uri, "{}") }
+
+// match returns the variables of uri if template matches it. Level 1
+// expansion writes a value as unreserved characters and %XX escapes, so
+// each variable takes the longest run of them, decoded; checkTemplate
+// makes sure what follows cannot be part of it.
+func match(template, uri string) (vars map[string]string, ok bool) {
+	for {
+		open := strings.IndexByte(template, '{')
+		if open < 0 {
+			return vars, template == uri
+		} else if !strings.HasPrefix(uri, template[:open]) {
+			return nil, false
+		}
+		end, n := strings.IndexByte(template, '}'), open
+		for n < len(uri) && (isUnreserved(uri[n]) || uri[n] == '%') {
+			n++
+		}
+		value, err := url.PathUnescape(uri[open:n])
+		if err != nil || n == open {
+			return nil, false
+		}
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		vars[template[open+1:end]] = value
+		template, uri = template[end+1:], uri[n:]
+	}
+}
+
+// isUnreserved reports whether c is an unreserved character of RFC 3986.
+func isUnreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || strings.IndexByte("-._~", c) >= 0
+}
+
+// checkResource returns what is wrong with r, or "": its URI or
+// template, name, or what it reads.
+func checkResource(r resource) string {
+	switch {
+	case r.uri == "" || r.name == "":
+		return "a resource has a URI and a name"
+	case r.read == nil && (isTemplate(r.uri) || r.blob):
+		return "a template, or a resource of bytes, is read by a read function"
+	case r.read != nil && r.text != "":
+		return "a resource has either text or a read function"
+	}
+	return checkTemplate(r.uri)
+}
+
+// checkTemplate returns what is wrong with a URI template, or "": each
+// variable is {name}, of letters, digits and _, used once, and followed
+// by the end or by a character that cannot be in its value.
+func checkTemplate(uri string) string {
+	var seen []string
+	for rest := uri; isTemplate(rest); {
+		open, end := strings.IndexByte(rest, '{'), strings.IndexByte(rest, '}')
+		if open < 0 || end < open || strings.Trim(rest[open+1:end], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" || end == open+1 {
+			return fmt.Sprintf("the template %q has a variable that is not {name}, of letters, digits and _", uri)
+		} else if name := rest[open+1 : end]; slices.Contains(seen, name) {
+			return fmt.Sprintf("the template %q has the variable %s twice", uri, name)
+		} else {
+			seen = append(seen, name)
+		}
+		if rest = rest[end+1:]; rest != "" && (isUnreserved(rest[0]) || rest[0] == '%' || rest[0] == '{') {
+			return fmt.Sprintf("the template %q has a variable followed by %q, which its value could hold", uri, rest[:1])
+		}
+	}
+	return ""
+}

@@ -415,6 +415,8 @@ func checkCatalogue(tools []tool, resources []resource) error {
 	for i, r := range resources {
 		if slices.ContainsFunc(resources[:i], func(o resource) bool { return o.uri == r.uri }) {
 			return fmt.Errorf("resource %q: the URI is used twice", r.uri)
+		} else if err := checkResource(r); err != "" {
+			return fmt.Errorf("resource %q: %s", r.uri, err)
 		}
 	}
 	return nil

@@ -1,0 +1,72 @@
+// Computes resources.out from resources.in with node: node resources.mjs <
+// resources.in > resources.out. The resources are TestResourceFunctions'
+// (see testResources in main_test.go): a template is matched as RFC 6570
+// level 1 expands it, each variable a run of unreserved characters and
+// %XX escapes, decoded as bytes, read as UTF-8 by the WHATWG decoder.
+import { readFileSync } from "node:fs";
+
+let reads = 0;
+const resources = [
+  { uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP." },
+  { uri: "notes://{topic}/today", name: "Notes", mimeType: "text/markdown", read: (v) => {
+      if (v.topic === "missing") throw new Error("no notes on missing");
+      return "# " + v.topic;
+    } },
+  { uri: "count://reads", name: "Reads", read: () => "read " + ++reads },
+  { uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: (v) => "\x89PNG\r\n\x1a\n" + v.id },
+];
+const isTemplate = (u) => u.includes("{");
+const decode = (s) => {
+  const bytes = [];
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "%") {
+      if (!/^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3))) return null;
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16)); i += 2;
+    } else bytes.push(s.charCodeAt(i));
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+};
+function match(template, uri) {
+  const names = [], re = template.replace(/\{(\w+)\}|[^{]+/g, (m, name) => {
+    if (name) { names.push(name); return "([A-Za-z0-9\\-._~%]+)"; }
+    return m.replace(/[.*+?^$()|[\]\\/]/g, "\\$&");
+  });
+  const m = new RegExp("^" + re + "$").exec(uri);
+  if (!m) return null;
+  const vars = {};
+  for (const [i, name] of names.entries()) if ((vars[name] = decode(m[i + 1])) === null) return null;
+  return vars;
+}
+const entry = (r, key, uri) => Object.assign({ [key]: uri, name: r.name }, r.mimeType ? { mimeType: r.mimeType } : {});
+const item = (r, uri, data) => {
+  const it = { uri };
+  if (r.mimeType) it.mimeType = r.mimeType;
+  if (r.blob) it.blob = Buffer.from(data, "latin1").toString("base64"); else it.text = data;
+  return it;
+};
+function answer(req) {
+  const modern = req.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28";
+  const cached = (result) => modern ? { resultType: "complete", ...result, ttlMs: 3600000, cacheScope: "public" } : result;
+  const reply = (result) => ({ jsonrpc: "2.0", id: req.id, result });
+  switch (req.method) {
+    case "resources/list":
+      return reply(cached({ resources: resources.filter((r) => !isTemplate(r.uri)).map((r) => entry(r, "uri", r.uri)) }));
+    case "resources/templates/list":
+      return reply(cached({ resourceTemplates: resources.filter((r) => isTemplate(r.uri)).map((r) => entry(r, "uriTemplate", r.uri)) }));
+  }
+  const uri = req.params.uri;
+  for (const r of resources) {
+    if (!r.read && r.uri === uri) return reply(cached({ contents: [item(r, uri, r.text)] }));
+    const vars = r.read && match(r.uri, uri);
+    if (!vars) continue;
+    try {
+      const contents = [item(r, uri, r.read(vars))];
+      return reply(modern ? { resultType: "complete", contents } : { contents });
+    } catch (e) {
+      return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: "Could not read the resource: " + e.message, data: { uri } } };
+    }
+  }
+  return { jsonrpc: "2.0", id: req.id, error: { code: modern ? -32602 : -32002, message: "Resource not found", data: { uri } } };
+}
+const input = new TextDecoder().decode(readFileSync(0));
+for (const line of input.split("\n").slice(0, -1)) console.log(JSON.stringify(answer(JSON.parse(line))));
