@@ -387,7 +387,7 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	}
 	in, faults := t.check(args)
 	if faults != "" {
-		return &toolResult{faults, true, req.modern}, nil
+		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
 	return s.runTool(t, in, req)
 }
@@ -450,6 +450,16 @@ type toolResult struct {
 	text    string
 	isError bool
 	modern  bool
+	more    *more // what it has beyond text, if anything: allocated when it has
+}
+
+// more is what a tools/call result has beyond its text: content items
+// after it (images, audio), and structuredContent, as the tool set it
+// (fields) and as checked and written (structured, or nil).
+type more struct {
+	items      []any
+	fields     []member
+	structured obj
 }
 
 // writeReply writes the reply to the request with the given id (none:
@@ -509,6 +519,17 @@ func writeJSON(w *bufio.Writer, v any) {
 	case value:
 		writeValue(w, v)
 	case *toolResult:
+		if m := v.more; m != nil { // rare: made as an obj
+			result := obj{{"content", append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)}, {"isError", v.isError}}
+			if m.structured != nil {
+				result = slices.Insert(result, 1, member{"structuredContent", m.structured})
+			}
+			if v.modern {
+				result = slices.Insert(result, 0, member{"resultType", "complete"})
+			}
+			writeJSON(w, result)
+			break
+		}
 		if w.WriteByte('{'); v.modern {
 			w.WriteString(`"resultType":"complete",`)
 		}

@@ -404,6 +404,7 @@ const maxKept = 16 << 20
 // is errCancelled: no reply.
 func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 	c := &toolCall{toolResult: toolResult{modern: req.modern}}
+	in.tool, in.call = t, c
 	if token := req.meta.get("progressToken"); !s.batch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		last := math.Inf(-1) // the progress last sent
 		in.report = func(done, total float64, message string) { s.report(c, token, &last, done, total, message) }
@@ -415,8 +416,17 @@ func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 	case err == errTimedOut:
 		err = fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
 	}
+	if t.output != nil && err == nil {
+		m := c.extra()
+		var fault string
+		if m.structured, fault = checkOutput(t, m.fields); fault != "" {
+			err = errors.New(fault)
+		} else if text == "" {
+			text = quote(m.structured)
+		}
+	}
 	if c.text, c.isError = text, err != nil; err != nil {
-		c.text = err.Error()
+		c.text, c.more = err.Error(), nil
 	}
 	return &c.toolResult, nil
 }

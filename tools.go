@@ -7,6 +7,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"slices"
@@ -24,6 +25,7 @@ type tool struct {
 	args        []arg
 	annotations map[string]bool // hints to clients (see annotations), written if set
 	timeout     time.Duration   // how long run may take; 0 for no limit
+	output      []arg           // the fields of its structured result (see arguments.output), as args are declared; nil for none
 	// run returns the tool's text, or an error whose text the model reads
 	// as a result with "isError":true. A panic is an Internal error. ctx is
 	// done when the client cancels the call, a signal stops mcp, or the
@@ -87,6 +89,70 @@ type arguments struct {
 	first  [4]value // by args: the value given, checked, or none; in the
 	more   []value  // struct, so that a call of up to 4 allocates nothing
 	report func(progress, total float64, message string)
+	tool   *tool
+	call   *toolCall // what output and attach add to
+}
+
+// output sets the field name of the tool's structured result to v, of the
+// Go type its kind reads as. The fields set are written as
+// structuredContent, in the order declared, and as the same JSON in a
+// text item; a field missing, or not as declared, makes the result an
+// error that says so. A tool that declares no field name panics.
+func (in arguments) output(name string, v any) {
+	if in.call == nil || !slices.ContainsFunc(in.tool.output, func(a arg) bool { return a.name == name }) {
+		panic(fmt.Sprintf("the tool sets the output %q, which it does not declare", name))
+	}
+	m := in.call.extra()
+	m.fields = append(m.fields, member{name, v})
+}
+
+// attach adds data, of an "image/..." or an "audio/..." MIME type, to the
+// tool's result, as an image or an audio item, written base64 after the
+// text. Another type panics.
+func (in arguments) attach(data []byte, mimeType string) {
+	kind, _, _ := strings.Cut(mimeType, "/")
+	if kind != "image" && kind != "audio" || in.call == nil {
+		panic(fmt.Sprintf("the tool attaches %q, which is not an image or audio MIME type", mimeType))
+	}
+	m := in.call.extra()
+	m.items = append(m.items, obj{{"type", kind}, {"data", base64.StdEncoding.EncodeToString(data)}, {"mimeType", mimeType}})
+}
+
+// extra returns c's more, made on first use.
+func (c *toolCall) extra() *more {
+	if c.more == nil {
+		c.more = &more{}
+	}
+	return c.more
+}
+
+// checkOutput returns the fields t set, in the order it declares them,
+// the last set of each, or the first fault in them, which makes the
+// result an error.
+func checkOutput(t *tool, set []member) (fields obj, fault string) {
+	for _, a := range t.output {
+		i := -1
+		for k := range set {
+			if set[k].name == a.name {
+				i = k
+			}
+		}
+		var d doc
+		switch {
+		case i < 0 && !a.optional:
+			return nil, fmt.Sprintf("tool %s did not set its output %q", t.name, a.name)
+		case i < 0:
+			continue
+		case fmt.Sprintf("%T", set[i].value) != kinds[a.kind].goType:
+			return nil, fmt.Sprintf("tool %s set its output %q to a %T; %s output is set as %s", t.name, a.name, set[i].value, withArticle(a.kind), withArticle(kinds[a.kind].goType))
+		}
+		v, _, ok := d.parse([]byte(quote(set[i].value)))
+		if fault := a.fault(v); !ok || fault != "" {
+			return nil, fmt.Sprintf("tool %s set its output %q to %s, which must be %s", t.name, a.name, quote(set[i].value), cmp.Or(fault, "a number JSON can write"))
+		}
+		fields = append(fields, set[i])
+	}
+	return fields, ""
 }
 
 // progress reports how far the tool is: done so far, of total (0 if not
@@ -345,34 +411,14 @@ var annotations = []string{"readOnlyHint", "destructiveHint", "idempotentHint", 
 func toolList(tools []tool) []any {
 	list := []any{}
 	for _, t := range tools {
-		props, required, hints := obj{}, []string{}, obj{}
-		for _, a := range t.args {
-			p, names := slices.Clone(kinds[a.kind].schema), kinds[a.kind].bounds
-			if a.choices != nil && a.kind == "strings" {
-				p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
-			} else if a.choices != nil {
-				p = append(p, member{"enum", a.choices})
-			}
-			lo, hi := a.bounds()
-			if !math.IsInf(lo, 0) {
-				p = append(p, member{names[0], lo})
-			}
-			if !math.IsInf(hi, 0) {
-				p = append(p, member{names[1], hi})
-			}
-			if a.description != "" {
-				p = append(p, member{"description", a.description})
-			}
-			if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
-				required = append(required, a.name)
-			}
-		}
-		entry := obj{{"name", t.name}}
+		entry, hints := obj{{"name", t.name}}, obj{}
 		if t.title != "" {
 			entry = append(entry, member{"title", t.title})
 		}
-		entry = append(entry, member{"description", t.description}, member{"inputSchema", obj{{"type", "object"},
-			{"properties", props}, {"required", required}, {"additionalProperties", false}}})
+		entry = append(entry, member{"description", t.description}, member{"inputSchema", schema(t.args)})
+		if t.output != nil {
+			entry = append(entry, member{"outputSchema", schema(t.output)})
+		}
 		for _, h := range annotations {
 			if v, ok := t.annotations[h]; ok {
 				hints = append(hints, member{h, v})
@@ -384,6 +430,34 @@ func toolList(tools []tool) []any {
 		list = append(list, entry)
 	}
 	return list
+}
+
+// schema is the JSON Schema of an object whose members are args, each
+// property's members in the order they are checked.
+func schema(args []arg) obj {
+	props, required := obj{}, []string{}
+	for _, a := range args {
+		p, names := slices.Clone(kinds[a.kind].schema), kinds[a.kind].bounds
+		if a.choices != nil && a.kind == "strings" {
+			p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
+		} else if a.choices != nil {
+			p = append(p, member{"enum", a.choices})
+		}
+		lo, hi := a.bounds()
+		if !math.IsInf(lo, 0) {
+			p = append(p, member{names[0], lo})
+		}
+		if !math.IsInf(hi, 0) {
+			p = append(p, member{names[1], hi})
+		}
+		if a.description != "" {
+			p = append(p, member{"description", a.description})
+		}
+		if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
+			required = append(required, a.name)
+		}
+	}
+	return obj{{"type", "object"}, {"properties", props}, {"required", required}, {"additionalProperties", false}}
 }
 
 // checkCatalogue returns the first mistake in the catalogues, which main
@@ -409,6 +483,11 @@ func checkCatalogue(tools []tool, resources []resource) error {
 		for i, a := range t.args {
 			if err := a.check(!slices.ContainsFunc(t.args[:i], func(o arg) bool { return o.name == a.name })); err != "" {
 				return fmt.Errorf("tool %q, argument %q: %s", t.name, a.name, err)
+			}
+		}
+		for i, a := range t.output {
+			if err := a.check(!slices.ContainsFunc(t.output[:i], func(o arg) bool { return o.name == a.name })); err != "" || a.def != nil {
+				return fmt.Errorf("tool %q, output %q: %s", t.name, a.name, cmp.Or(err, "an output has no default"))
 			}
 		}
 	}

@@ -2,8 +2,10 @@
 // compute expected replies with node (kinds/kinds.mjs, recipe/greet.mjs):
 // serve(tools) answers the tools/list and tools/call lines on stdin, as
 // JSON.parse reads them and JSON.stringify writes the replies. A tool is
-// { name, title?, description, annotations?, args, run(read, given) },
-// run returning [text, isError]; an argument is arg(name, kind, more),
+// { name, title?, description, annotations?, args, output?, run(read,
+// given) }, run returning [text, isError], or { text, output, attach }:
+// the structured result's fields, and [bytes as a latin1 string, MIME
+// type] pairs; an argument, or an output field, is arg(name, kind, more),
 // more holding description, choices, min, max, optional and def.
 import { readFileSync } from "node:fs";
 
@@ -60,17 +62,37 @@ function call(t, args = {}) {
   }
   const extra = Object.keys(args).find((k) => !t.args.some((a) => a.name === k));
   if (extra !== undefined) problems.push(`unexpected argument "${extra}" (` + (t.args.length ? "allowed: " + t.args.map((a) => a.name).join(", ") : "the tool takes no arguments") + ")");
-  if (problems.length) return [`Invalid arguments for tool ${t.name}: ` + problems.join("; "), true];
+  if (problems.length) return { content: [{ type: "text", text: `Invalid arguments for tool ${t.name}: ` + problems.join("; ") }], isError: true };
   const read = {}, given = [];
   for (const a of t.args) {
     if (Object.hasOwn(args, a.name)) { read[a.name] = args[a.name]; given.push(a.name); }
     else read[a.name] = a.def ?? zero[a.kind];
   }
-  return t.run(read, given);
+  let r = t.run(read, given);
+  if (Array.isArray(r)) r = { text: r[0], isError: r[1] };
+  const error = (text) => ({ content: [{ type: "text", text }], isError: true });
+  if (r.isError) return error(r.text);
+  let structured;
+  if (t.output) {
+    structured = {};
+    for (const a of t.output) {
+      if (!Object.hasOwn(r.output, a.name)) {
+        if (!a.optional) return error(`tool ${t.name} did not set its output "${a.name}"`);
+        continue;
+      }
+      const f = fault(a, r.output[a.name]);
+      if (f) return error(`tool ${t.name} set its output "${a.name}" to ${JSON.stringify(r.output[a.name])}, which must be ${f}`);
+      structured[a.name] = r.output[a.name];
+    }
+  }
+  const text = r.text || (structured ? JSON.stringify(structured) : "");
+  const content = [{ type: "text", text }, ...(r.attach ?? []).map(([bytes, mimeType]) =>
+    ({ type: mimeType.split("/")[0], data: Buffer.from(bytes, "latin1").toString("base64"), mimeType }))];
+  return structured ? { content, structuredContent: structured, isError: false } : { content, isError: false };
 }
-function listEntry(t) {
+function schema(args) {
   const props = {}, required = [];
-  for (const a of t.args) {
+  for (const a of args) {
     let p = { ...kinds[a.kind][0] };
     if (a.choices && a.kind === "strings") p = { type: "array", items: { type: "string", enum: a.choices } };
     else if (a.choices) p.enum = a.choices;
@@ -82,9 +104,13 @@ function listEntry(t) {
     props[a.name] = p;
     if (!a.optional) required.push(a.name);
   }
+  return { type: "object", properties: props, required, additionalProperties: false };
+}
+function listEntry(t) {
   const e = { name: t.name };
   if (t.title) e.title = t.title;
-  Object.assign(e, { description: t.description, inputSchema: { type: "object", properties: props, required, additionalProperties: false } });
+  Object.assign(e, { description: t.description, inputSchema: schema(t.args) });
+  if (t.output) e.outputSchema = schema(t.output);
   const hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"].filter((h) => h in (t.annotations ?? {}));
   if (hints.length) e.annotations = Object.fromEntries(hints.map((h) => [h, t.annotations[h]]));
   return e;
@@ -98,8 +124,8 @@ export function serve(tools) {
       result = { tools: tools.map(listEntry) };
       if (modern) result = { resultType: "complete", ...result, ttlMs: 3600000, cacheScope: "public" };
     } else {
-      const [text, isError] = call(tools.find((t) => t.name === req.params.name), req.params.arguments);
-      result = { content: [{ type: "text", text }], isError };
+      result = call(tools.find((t) => t.name === req.params.name), req.params.arguments);
+      if (modern) result = { resultType: "complete", ...result };
     }
     return { jsonrpc: "2.0", id: req.id, result };
   };

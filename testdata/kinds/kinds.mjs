@@ -18,4 +18,13 @@ serve([
       arg("q", "string", { min: 1, max: 3, optional: true }), arg("ns", "numbers", { max: 1, optional: true }),
       arg("tags", "strings", { choices: ["red", "green", "blue"], min: 1, max: 2, optional: true }),
     ], run: (a) => [`limit=${a.limit} ratio=${String(a.ratio)} q=${a.q} tags=${a.tags.join("|")} ns=${a.ns.length}`, false] },
+  { name: "weather", description: "Report the weather", args: [arg("city", "string")],
+    output: [arg("city", "string"), arg("tempC", "number", { min: -90, max: 60, description: "in degrees Celsius" }),
+      arg("conditions", "strings", { optional: true })],
+    run: (a) => a.city === "Mars" ? { output: { city: a.city, tempC: -120 } }
+      : a.city === "Nowhere" ? { output: { city: a.city } }
+      : a.city === "Fail" ? ["no weather today", true]
+      : { text: a.city === "Oslo" ? "cold" : "", output: { conditions: ["sunny", "dry"], city: a.city, tempC: 21.5 } } },
+  { name: "pixel", description: "Return a pixel and a sound", args: [],
+    run: () => ({ text: "a pixel", attach: [["\x89PNG\r\n\x1a\n\x00\xff", "image/png"], ["RIFF", "audio/wav"]] }) },
 ]);
