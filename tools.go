@@ -42,6 +42,7 @@ type arg struct {
 	min, max    any      // bounds, an int or a float64: a number's, a string's length in characters, a list's in items; nil for none
 	optional    bool     // it may be left out, and then reads as def
 	def         any      // an optional one's value when left out, of its kind's Go type; nil: the zero value
+	args        []arg    // an object's arguments, or a list of objects' items'
 }
 
 // kinds are the kinds of argument: each one's JSON Schema, what a fault
@@ -56,6 +57,9 @@ var kinds = map[string]struct {
 	"number":  {obj{{"type", "number"}}, "number", "float64", "", [2]string{"minimum", "maximum"}},
 	"integer": {obj{{"type", "integer"}}, "integer", "int", "", [2]string{"minimum", "maximum"}},
 	"boolean": {obj{{"type", "boolean"}}, "boolean", "bool", "", [2]string{}},
+	"object":  {nil, "object", "arguments", "", [2]string{}}, // its schema is its args'
+	"objects": {nil, "list of objects", "[]arguments", "object", [2]string{"minItems", "maxItems"}},
+	"map":     {obj{{"type", "object"}, {"additionalProperties", obj{{"type", "string"}}}}, "map of strings", "map[string]string", "", [2]string{}},
 	"strings": {obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}, "list of strings", "[]string", "string", [2]string{"minItems", "maxItems"}},
 	"numbers": {obj{{"type", "array"}, {"items", obj{{"type", "number"}}}}, "list of numbers", "[]float64", "number", [2]string{"minItems", "maxItems"}},
 }
@@ -199,6 +203,38 @@ func (in arguments) numbers(name string) []float64 {
 	return read(in, name, "numbers", readList(value.number))
 }
 
+// object returns an object argument's arguments, read as a tool's are;
+// left out, it reads as an object with none given.
+func (in arguments) object(name string) arguments {
+	i := in.index(name, "object")
+	return in.nested(in.args[i].args, in.value(i))
+}
+
+// objects returns a list of objects argument, each read as object reads.
+func (in arguments) objects(name string) []arguments {
+	args := in.args[in.index(name, "")].args
+	return read(in, name, "objects", readList(func(v value) arguments { return in.nested(args, v) }))
+}
+
+// textMap returns a map of strings argument, each name and value read as
+// text reads them; of a name given twice, the last value.
+func (in arguments) textMap(name string) map[string]string {
+	return read(in, name, "map", func(v value) map[string]string {
+		m := map[string]string{}
+		for k, item := range v.items() {
+			m[k.text()] = item.text()
+		}
+		return m
+	})
+}
+
+// nested returns the arguments args of obj, for the same call as in.
+func (in arguments) nested(args []arg, obj value) arguments {
+	sub, _ := bind(args, obj)
+	sub.tool, sub.call, sub.report = in.tool, in.call, in.report
+	return sub
+}
+
 // given reports whether the call gave the argument name.
 func (in arguments) given(name string) bool { return in.value(in.index(name, "")).exists() }
 
@@ -238,10 +274,21 @@ func (in arguments) index(name, kind string) int {
 // check checks args (a JSON object, or none) against the tool's
 // arguments: the arguments to run it with, or its faults, all in one text.
 func (t *tool) check(args value) (in arguments, faults string) {
-	in = arguments{args: t.args, more: make([]value, max(0, len(t.args)-4))}
-	var extra value // the first argument the tool does not take
-	for k, v := range args.items() {
-		if i := slices.IndexFunc(t.args, func(a arg) bool { return k.is(a.name) }); i < 0 && !extra.exists() {
+	in, extra := bind(t.args, args)
+	var b strings.Builder // the faults, each after "; "
+	writeFaults(&b, in, extra, "")
+	if b.Len() > 0 {
+		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
+	}
+	return in, ""
+}
+
+// bind returns the arguments args given in obj (a JSON object, or none),
+// and the first member of obj that args do not declare, or none.
+func bind(args []arg, obj value) (in arguments, extra value) {
+	in = arguments{args: args, more: make([]value, max(0, len(args)-4))}
+	for k, v := range obj.items() {
+		if i := slices.IndexFunc(args, func(a arg) bool { return k.is(a.name) }); i < 0 && !extra.exists() {
 			extra = k
 		} else if i >= len(in.first) {
 			in.more[i-len(in.first)] = v
@@ -249,19 +296,37 @@ func (t *tool) check(args value) (in arguments, faults string) {
 			in.first[i] = v
 		}
 	}
-	var b strings.Builder // the faults, each after "; "
-	for i, a := range t.args {
-		if v := in.value(i); !v.exists() && !a.optional {
-			b.WriteString(`; missing required argument "` + a.name + `" (` + a.what(false) + ")")
-		} else if fault := a.fault(v); fault != "" {
-			b.WriteString(`; argument "` + a.name + `" must be ` + fault)
+	return in, extra
+}
+
+// writeFaults writes to b, each after "; ", what is wrong with in, bound
+// from an object with extra: an argument missing, amiss, or not declared,
+// named by its path from the top ("options.depth", "filters[0].field").
+func writeFaults(b *strings.Builder, in arguments, extra value, path string) {
+	for i, a := range in.args {
+		v, name := in.value(i), path+a.name
+		switch fault := a.fault(v); {
+		case !v.exists() && !a.optional:
+			b.WriteString(`; missing required argument "` + name + `" (` + a.what(false) + ")")
+		case fault != "":
+			b.WriteString(`; argument "` + name + `" must be ` + fault)
+		case v.exists() && a.kind == "object":
+			sub, extra := bind(a.args, v)
+			writeFaults(b, sub, extra, name+".")
+		case v.exists() && a.kind == "objects":
+			n := 0
+			for _, e := range v.items() {
+				sub, extra := bind(a.args, e)
+				writeFaults(b, sub, extra, name+"["+strconv.Itoa(n)+"].")
+				n++
+			}
 		}
 	}
 	if extra.exists() {
-		b.WriteString(`; unexpected argument "`)
-		writeText(&b, extra.raw()) // at once: it can be as long as the line
+		b.WriteString(`; unexpected argument "` + path)
+		writeText(b, extra.raw()) // at once: it can be as long as the line
 		var allowed []string
-		for _, a := range t.args {
+		for _, a := range in.args {
 			allowed = append(allowed, a.name)
 		}
 		if allowed != nil {
@@ -270,10 +335,6 @@ func (t *tool) check(args value) (in arguments, faults string) {
 			b.WriteString(`" (the tool takes no arguments)`)
 		}
 	}
-	if b.Len() > 0 {
-		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
-	}
-	return in, ""
 }
 
 // what names the values a takes: "number" ("a number" with article),
@@ -303,10 +364,18 @@ func (a arg) what(article bool) string {
 // length is in characters, as JSON Schema counts them.
 func (a arg) fault(v value) string {
 	if !v.exists() || v.jsonType() == a.kind && a.choices == nil && a.min == nil && a.max == nil {
-		return "" // most often
+		return "" // most often; an object's arguments are checked by writeFaults
 	}
 	got, item, want, n := v.jsonType(), kinds[a.kind].item, a.what(true), 0.0 // n: what the bounds bound
 	switch {
+	case a.kind == "map" && got != "object":
+		return want + ", got " + withArticle(got)
+	case a.kind == "map":
+		for _, e := range v.items() {
+			if e.jsonType() != "string" {
+				return want + ", got a map with " + withArticle(e.jsonType())
+			}
+		}
 	case a.kind == "integer" && got == "number":
 		if n = v.number(); math.IsInf(n, 0) || n != math.Trunc(n) {
 			return want + ", got " + formatNumber(n)
@@ -331,7 +400,7 @@ func (a arg) fault(v value) string {
 		n = v.number()
 	}
 	lo, hi := a.bounds()
-	unit := map[string]string{"string": " character", "strings": " item", "numbers": " item"}[a.kind]
+	unit := map[string]string{"string": " character", "strings": " item", "numbers": " item", "objects": " item"}[a.kind]
 	plural := func(f float64) string {
 		if unit != "" && f != 1 {
 			return formatNumber(f) + unit + "s"
@@ -438,6 +507,12 @@ func schema(args []arg) obj {
 	props, required := obj{}, []string{}
 	for _, a := range args {
 		p, names := slices.Clone(kinds[a.kind].schema), kinds[a.kind].bounds
+		switch {
+		case a.kind == "object":
+			p = schema(a.args)
+		case a.kind == "objects":
+			p = obj{{"type", "array"}, {"items", schema(a.args)}}
+		}
 		if a.choices != nil && a.kind == "strings" {
 			p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
 		} else if a.choices != nil {
@@ -486,8 +561,8 @@ func checkCatalogue(tools []tool, resources []resource) error {
 			}
 		}
 		for i, a := range t.output {
-			if err := a.check(!slices.ContainsFunc(t.output[:i], func(o arg) bool { return o.name == a.name })); err != "" || a.def != nil {
-				return fmt.Errorf("tool %q, output %q: %s", t.name, a.name, cmp.Or(err, "an output has no default"))
+			if err := a.check(!slices.ContainsFunc(t.output[:i], func(o arg) bool { return o.name == a.name })); err != "" || a.def != nil || a.kind == "object" || a.kind == "objects" || a.kind == "map" {
+				return fmt.Errorf("tool %q, output %q: %s", t.name, a.name, cmp.Or(err, "an output has no default, and is not an object or a map"))
 			}
 		}
 	}
@@ -515,15 +590,19 @@ func (a arg) check(own bool) string {
 	case isIndex(a.name):
 		return "a name of digits is put first by JavaScript, out of order"
 	case !known:
-		return fmt.Sprintf("the kind %q is not one of string, number, integer, boolean, strings, numbers", a.kind)
+		return fmt.Sprintf("the kind %q is not one of string, number, integer, boolean, strings, numbers, object, objects, map", a.kind)
 	case a.choices != nil && (a.kind != "string" && a.kind != "strings" || len(a.choices) == 0):
 		return "choices are one or more strings, of a string or a list of strings"
 	case len(slices.Compact(slices.Sorted(slices.Values(a.choices)))) < len(a.choices):
 		return "a choice is given twice"
 	case slices.ContainsFunc(append([]string{a.name}, a.choices...), func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) }):
 		return "a name or a choice is valid UTF-8, without U+FFFD, which a line's invalid bytes read as"
-	case (a.min != nil || a.max != nil) && a.kind == "boolean":
-		return "a boolean has no bounds"
+	case (a.min != nil || a.max != nil) && known && kinds[a.kind].bounds[0] == "":
+		return fmt.Sprintf("%s has no bounds", withArticle(kinds[a.kind].noun))
+	case a.args != nil && a.kind != "object" && a.kind != "objects":
+		return "args are for an object or a list of objects"
+	case a.def != nil && known && kinds[a.kind].schema == nil || a.def != nil && (a.kind == "objects" || a.kind == "map"):
+		return fmt.Sprintf("%s has no default", withArticle(kinds[a.kind].noun))
 	case !a.boundOK(a.min) || !a.boundOK(a.max):
 		return fmt.Sprintf("the bounds (%#v, %#v) must be ints or float64s tools/list can write: finite, not -0, within ±%d; whole and at least 0 for a length", a.min, a.max, maxSafe)
 	case lo > hi:
@@ -532,7 +611,13 @@ func (a arg) check(own bool) string {
 		return "a default is for an optional argument"
 	case a.def != nil && fmt.Sprintf("%T", a.def) != kinds[a.kind].goType:
 		return fmt.Sprintf("the default %#v (%T) is not a %s, as a %s argument reads", a.def, a.def, kinds[a.kind].goType, a.kind)
-	case a.def != nil:
+	case a.def == nil:
+		for i, sub := range a.args {
+			if err := sub.check(!slices.ContainsFunc(a.args[:i], func(o arg) bool { return o.name == sub.name })); err != "" {
+				return fmt.Sprintf("argument %q: %s", sub.name, err)
+			}
+		}
+	default:
 		var d doc
 		f, _ := a.def.(float64)
 		if v, _, ok := d.parse([]byte(quote(a.def))); !ok || f == 0 && math.Signbit(f) {

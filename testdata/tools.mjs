@@ -17,11 +17,13 @@ const kinds = {
   integer: [{ type: "integer" }, "integer"], boolean: [{ type: "boolean" }, "boolean"],
   strings: [{ type: "array", items: { type: "string" } }, "list of strings", "string"],
   numbers: [{ type: "array", items: { type: "number" } }, "list of numbers", "number"],
+  object: [null, "object"], objects: [null, "list of objects", "object"],
+  map: [{ type: "object", additionalProperties: { type: "string" } }, "map of strings"],
 };
-const zero = { string: "", number: 0, integer: 0, boolean: false, strings: [], numbers: [] };
+const zero = { string: "", number: 0, integer: 0, boolean: false, strings: [], numbers: [], object: {}, objects: [], map: {} };
 const SAFE = 2 ** 53 - 1;
 const boundNames = { string: ["minLength", "maxLength"], number: ["minimum", "maximum"], integer: ["minimum", "maximum"],
-  strings: ["minItems", "maxItems"], numbers: ["minItems", "maxItems"] };
+  strings: ["minItems", "maxItems"], numbers: ["minItems", "maxItems"], objects: ["minItems", "maxItems"] };
 const bounds = (a) => [a.min ?? (a.kind === "integer" ? -SAFE : -Infinity), a.max ?? (a.kind === "integer" ? SAFE : Infinity)];
 function what(a, withArticle) {
   const noun = withArticle ? article(kinds[a.kind][1]) : kinds[a.kind][1];
@@ -32,7 +34,11 @@ function what(a, withArticle) {
 function fault(a, v) {
   const want = what(a, true), got = type(v), item = kinds[a.kind][2];
   let n; // what the bounds bound: a number, a count of characters (code points) or of items
-  if (a.kind === "integer" && got === "number") {
+  if (a.kind === "map") {
+    if (got !== "object") return want + ", got " + article(got);
+    const bad = Object.values(v).find((x) => type(x) !== "string");
+    return bad === undefined ? "" : want + ", got a map with " + article(type(bad));
+  } else if (a.kind === "integer" && got === "number") {
     if (!Number.isInteger(v)) return want + ", got " + String(v);
     n = v;
   } else if (item) {
@@ -47,21 +53,27 @@ function fault(a, v) {
   else if (got === "string") n = [...v].length;
   else if (got === "number") n = v;
   else return "";
-  const [lo, hi] = bounds(a), unit = { string: " character", strings: " item", numbers: " item" }[a.kind] ?? "";
+  const [lo, hi] = bounds(a), unit = { string: " character", strings: " item", numbers: " item", objects: " item" }[a.kind] ?? "";
   const plural = (f) => String(f) + unit + (unit && f !== 1 ? "s" : "");
   if (n < lo) return "at least " + plural(lo) + ", got " + String(n);
   if (n > hi) return "at most " + plural(hi) + ", got " + String(n);
   return "";
 }
+function check(args, given, path, problems) {
+  for (const a of args) {
+    const name = path + a.name;
+    if (!Object.hasOwn(given, a.name)) { if (!a.optional) problems.push(`missing required argument "${name}" (${what(a, false)})`); continue; }
+    const v = given[a.name], f = fault(a, v);
+    if (f) problems.push(`argument "${name}" must be ${f}`);
+    else if (a.kind === "object") check(a.args, v, name + ".", problems);
+    else if (a.kind === "objects") v.forEach((e, i) => check(a.args, e, `${name}[${i}].`, problems));
+  }
+  const extra = Object.keys(given).find((k) => !args.some((a) => a.name === k));
+  if (extra !== undefined) problems.push(`unexpected argument "${path}${extra}" (` + (args.length ? "allowed: " + args.map((a) => a.name).join(", ") : "the tool takes no arguments") + ")");
+}
 function call(t, args = {}) {
   const problems = [];
-  for (const a of t.args) {
-    if (!Object.hasOwn(args, a.name)) { if (!a.optional) problems.push(`missing required argument "${a.name}" (${what(a, false)})`); continue; }
-    const f = fault(a, args[a.name]);
-    if (f) problems.push(`argument "${a.name}" must be ${f}`);
-  }
-  const extra = Object.keys(args).find((k) => !t.args.some((a) => a.name === k));
-  if (extra !== undefined) problems.push(`unexpected argument "${extra}" (` + (t.args.length ? "allowed: " + t.args.map((a) => a.name).join(", ") : "the tool takes no arguments") + ")");
+  check(t.args, args, "", problems);
   if (problems.length) return { content: [{ type: "text", text: `Invalid arguments for tool ${t.name}: ` + problems.join("; ") }], isError: true };
   const read = {}, given = [];
   for (const a of t.args) {
@@ -93,7 +105,7 @@ function call(t, args = {}) {
 function schema(args) {
   const props = {}, required = [];
   for (const a of args) {
-    let p = { ...kinds[a.kind][0] };
+    let p = a.kind === "object" ? schema(a.args) : a.kind === "objects" ? { type: "array", items: schema(a.args) } : { ...kinds[a.kind][0] };
     if (a.choices && a.kind === "strings") p = { type: "array", items: { type: "string", enum: a.choices } };
     else if (a.choices) p.enum = a.choices;
     const [lo, hi] = bounds(a);

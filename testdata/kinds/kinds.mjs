@@ -25,6 +25,16 @@ serve([
       : a.city === "Nowhere" ? { output: { city: a.city } }
       : a.city === "Fail" ? ["no weather today", true]
       : { text: a.city === "Oslo" ? "cold" : "", output: { conditions: ["sunny", "dry"], city: a.city, tempC: 21.5 } } },
+  { name: "search", description: "Show nested arguments as read", args: [
+      arg("query", "string"),
+      arg("options", "object", { optional: true, description: "how to search", args: [
+        arg("depth", "integer", { min: 1, max: 5, optional: true, def: 2 }), arg("exact", "boolean", { optional: true })] }),
+      arg("headers", "map", { optional: true }),
+      arg("filters", "objects", { optional: true, max: 2, args: [arg("field", "string"), arg("value", "string", { choices: ["a", "b"] })] }),
+    ], run: (a) => {
+      const o = { depth: 2, exact: false, ...a.options }, h = Object.keys(a.headers).sort().map((k) => k + ":" + a.headers[k]);
+      return [`query=${a.query} depth=${o.depth} exact=${o.exact} headers=${h.join(",")} filters=${a.filters.map((f) => f.field + "=" + f.value).join("|")}`, false];
+    } },
   { name: "pixel", description: "Return a pixel and a sound", args: [],
     run: () => ({ text: "a pixel", attach: [["\x89PNG\r\n\x1a\n\x00\xff", "image/png"], ["RIFF", "audio/wav"]] }) },
 ]);
