@@ -1485,11 +1485,17 @@ func FuzzToolText(f *testing.F) {
 		{name: "join", args: []arg{{name: "texts", kind: "strings"}}, run: func(_ context.Context, in arguments) (string, error) {
 			return strings.Join(in.texts("texts"), "|"), nil
 		}},
+		{name: "structured", output: []arg{{name: "s", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) {
+			in.output("s", string(fromTool))
+			return "", nil
+		}},
 	}, tools...)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fromTool = b
-		in := call("1", "raw", "{}") + "\n"
-		want := textReply("1", unquoted(jsStringify(jsDecode(b, true))))
+		in := call("1", "raw", "{}") + "\n" + call("5", "structured", "{}") + "\n"
+		structured := `{"s":` + jsStringify(jsDecode(b, true)) + `}` // as structuredContent, and as the text
+		want := textReply("1", unquoted(jsStringify(jsDecode(b, true)))) + `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":` +
+			jsStringify(jsDecode([]byte(structured), true)) + `}],"structuredContent":` + structured + `,"isError":false}}` + "\n"
 		if lit := `"` + string(b) + `"`; json.Valid([]byte(lit)) {
 			in += echoCall("2", lit) + "\n" + call("3", "back", `{"text":`+lit+`}`) + "\n" + call("4", "join", `{"texts":[`+lit+`,"",`+lit+`]}`) + "\n"
 			units := jsParseString(b)
