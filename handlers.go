@@ -440,12 +440,12 @@ type member struct {
 	value any
 }
 
-// toolResult is a tools/call result: a tool's text, and whether it reports
-// an error, in the request's shape. writeJSON writes it as
-// {"content":[{"type":"text","text":TEXT}],"isError":BOOL}, with
-// "resultType":"complete" first in 2026-07-28, without making that obj:
-// making it cost about a fifth of BenchmarkServe's time (5.2 us/req, not
-// 4.2).
+// toolResult is a tools/call result: a tool's text, whether it reports an
+// error, and what more it has, in the request's shape. writeJSON writes
+// one of text alone as {"content":[{"type":"text","text":TEXT}],
+// "isError":BOOL}, with "resultType":"complete" first in 2026-07-28,
+// without making that obj: making it cost about a fifth of
+// BenchmarkServe's time (5.2 us/req, not 4.2).
 type toolResult struct {
 	text    string
 	isError bool

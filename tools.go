@@ -1,6 +1,7 @@
 // This file is the tool catalogue and the interface a tool is written
-// against: a tool declares its arguments, gets them checked, as Go values,
-// and returns plain text, or an error for the model to read.
+// against: a tool declares its arguments (and, if it has one, its
+// structured result), gets them checked, as Go values, and returns plain
+// text, or an error for the model to read, with anything more it set.
 
 package main
 
@@ -86,15 +87,16 @@ func runEcho(_ context.Context, in arguments) (string, error) {
 
 // ==== The interface ====
 
-// arguments are a call's arguments, checked, read as Go values; one left
-// out reads as its default. Reading one not declared so panics.
+// arguments are a call's arguments (or an object argument's), checked,
+// read as Go values; one left out reads as its default. Reading one not
+// declared so panics.
 type arguments struct {
 	args   []arg
-	first  [4]value // by args: the value given, checked, or none; in the
-	more   []value  // struct, so that a call of up to 4 allocates nothing
-	report func(progress, total float64, message string)
-	tool   *tool
-	call   *toolCall // what output and attach add to
+	first  [4]value                                      // by args: the value given, checked, or none; in the
+	more   []value                                       // struct, so that a call of up to 4 allocates nothing
+	report func(progress, total float64, message string) // sends progress, if the client asked for it
+	tool   *tool                                         // the tool called,
+	call   *toolCall                                     // and the call, which output and attach add to
 }
 
 // output sets the field name of the tool's structured result to v, of the
