@@ -414,10 +414,9 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 	}
 	u := uri.text()
 	for i, r := range resources {
-		switch vars, ok := match(r.uri, u); {
-		case r.uri == u && r.read == nil:
+		if r.read == nil && r.uri == u {
 			return s.readResults[i][req.modern], nil
-		case ok && r.read != nil:
+		} else if vars, ok := match(r.uri, u); ok && r.read != nil {
 			return s.readResource(r, u, vars, req)
 		}
 	}
@@ -450,13 +449,13 @@ type toolResult struct {
 	text    string
 	isError bool
 	modern  bool
-	more    *more // what it has beyond text, if anything: allocated when it has
+	extras  *extras // what it has beyond text, if anything: allocated when it has
 }
 
-// more is what a tools/call result has beyond its text: content items
+// extras are what a tools/call result has beyond its text: content items
 // after it (images, audio), and structuredContent, as the tool set it
 // (fields) and as checked and written (structured, or nil).
-type more struct {
+type extras struct {
 	items      []any
 	fields     []member
 	structured obj
@@ -519,7 +518,7 @@ func writeJSON(w *bufio.Writer, v any) {
 	case value:
 		writeValue(w, v)
 	case *toolResult:
-		if m := v.more; m != nil { // rare: made as an obj
+		if m := v.extras; m != nil { // rare: made as an obj
 			result := obj{{"content", append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)}, {"isError", v.isError}}
 			if m.structured != nil {
 				result = slices.Insert(result, 1, member{"structuredContent", m.structured})

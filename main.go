@@ -191,6 +191,8 @@ func (s *server) serve() error {
 			return s.finish(errStopped)
 		case in.err != nil:
 			return in.err
+		case in.dropped && s.log == nil:
+			continue
 		case in.dropped:
 			msg, _, _ := s.doc.parse(in.line)
 			s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(msg.get("method").text()), logID(msg.get("id")))
@@ -421,7 +423,7 @@ func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 		err = fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
 	}
 	if t.output != nil && err == nil {
-		m := c.extra()
+		m := c.extended()
 		var fault string
 		if m.structured, fault = checkOutput(t, m.fields); fault != "" {
 			err = errors.New(fault)
@@ -430,7 +432,7 @@ func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
 		}
 	}
 	if c.text, c.isError = text, err != nil; err != nil {
-		c.text, c.more = err.Error(), nil
+		c.text, c.extras = err.Error(), nil
 	}
 	return &c.toolResult, nil
 }

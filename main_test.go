@@ -2509,8 +2509,8 @@ func progressLine(token, rest string) string {
 // print goes to stderr. Each step waits for a line, never for a time.
 func TestSlowTools(t *testing.T) {
 	t.Parallel()
-	start := func(t *testing.T) *child {
-		cmd := exec.Command(os.Args[0])
+	start := func(t *testing.T, args ...string) *child {
+		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
 		return startCommand(t, cmd)
 	}
@@ -2543,7 +2543,7 @@ func TestSlowTools(t *testing.T) {
 		end(t, c, 0)
 	})
 	t.Run("cancelled before its turn", func(t *testing.T) {
-		c := start(t)
+		c := start(t, "-v")
 		send(c, slowCall("1", "block", "{}", `"b"`))
 		expect(t, c, started)
 		send(c, echoCall(`"two"`, `"x"`)+"\n", cancel(`"two"`), echoCall("2", `"kept"`)+"\n", cancel("1"), pingLine+"\n")
@@ -2552,6 +2552,10 @@ func TestSlowTools(t *testing.T) {
 		send(c, cancel("2"), pingLine+"\n") // answered already: ignored
 		expect(t, c, pingReply)
 		end(t, c, 0)
+		if log := c.stderr.String(); !strings.Contains(log, `mcp: "tools/call" id="two" cancelled before its turn`+"\n") ||
+			!regexp.MustCompile(`mcp: "tools/call" id=1 \S+ cancelled\n`).MatchString(log) {
+			t.Errorf("the log does not say which calls were cancelled, and when:\n%s", log)
+		}
 	})
 	t.Run("signal", func(t *testing.T) {
 		c := start(t)

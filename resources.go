@@ -33,8 +33,9 @@ var resources = []resource{
 }
 
 // resourceLists returns the entries of resources/list and of
-// resources/templates/list, and each fixed resource's resources/read
-// result in each shape, legacy and 2026-07-28 (see cached), made once.
+// resources/templates/list, and, by index, each fixed resource's
+// resources/read result in each shape, legacy and 2026-07-28 (see
+// cached), made once; nil for the others.
 func resourceLists(rs []resource) (list, templates []any, reads []map[bool]any) {
 	list, templates = []any{}, []any{}
 	for _, r := range rs {
@@ -47,8 +48,12 @@ func resourceLists(rs []resource) (list, templates []any, reads []map[bool]any) 
 		} else {
 			list = append(list, entry)
 		}
-		read := contents(r, r.uri, r.text)
-		reads = append(reads, map[bool]any{false: cached(false, read), true: cached(true, read)})
+		var results map[bool]any // a fixed one's only
+		if r.read == nil {
+			read := contents(r, r.uri, r.text)
+			results = map[bool]any{false: cached(false, read), true: cached(true, read)}
+		}
+		reads = append(reads, results)
 	}
 	return list, templates, reads
 }

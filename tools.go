@@ -108,7 +108,7 @@ func (in arguments) output(name string, v any) {
 	if in.call == nil || !slices.ContainsFunc(in.tool.output, func(a arg) bool { return a.name == name }) {
 		panic(fmt.Sprintf("the tool sets the output %q, which it does not declare", name))
 	}
-	m := in.call.extra()
+	m := in.call.extended()
 	m.fields = append(m.fields, member{name, v})
 }
 
@@ -120,16 +120,16 @@ func (in arguments) attach(data []byte, mimeType string) {
 	if kind != "image" && kind != "audio" || in.call == nil {
 		panic(fmt.Sprintf("the tool attaches %q, which is not an image or audio MIME type", mimeType))
 	}
-	m := in.call.extra()
+	m := in.call.extended()
 	m.items = append(m.items, obj{{"type", kind}, {"data", base64.StdEncoding.EncodeToString(data)}, {"mimeType", mimeType}})
 }
 
-// extra returns c's more, made on first use.
-func (c *toolCall) extra() *more {
-	if c.more == nil {
-		c.more = &more{}
+// extended returns c's extras, made on first use.
+func (c *toolCall) extended() *extras {
+	if c.extras == nil {
+		c.extras = &extras{}
 	}
-	return c.more
+	return c.extras
 }
 
 // checkOutput returns the fields t set, in the order it declares them,
