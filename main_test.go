@@ -1888,10 +1888,10 @@ func TestMemoryBound(t *testing.T) {
 	const mib = 1 << 20
 	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
 	// A batch's replies are many times the bound, so that holding them is
-	// seen: 250,000 pings, 20 MB of replies; 2M 0s, 160 MB.
-	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 250000)
-	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 65536)
-	surrogates := strings.Repeat(`\ud800`, 4*mib)
+	// seen: 125,000 pings, 10 MB of replies; 1M 0s, 80 MB.
+	pings := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 125000)
+	escapedNames := strings.Repeat(`"\/`+strings.Repeat("a", 367)+`":0,`, 32768)
+	surrogates := strings.Repeat(`\ud800`, 2*mib)
 	cases := []struct {
 		name string
 		args []string
@@ -1899,21 +1899,21 @@ func TestMemoryBound(t *testing.T) {
 	}{
 		{"batch of pings", nil, pings[:len(pings)-1] + "]"},
 		{"batch of pings, -v", []string{"-v"}, pings[:len(pings)-1] + "]"},
-		{"batch of 0s", nil, "[" + strings.Repeat("0,", 2*mib) + "0]"},
-		{"batch of notifications of minSpan bytes", nil, "[" + strings.Repeat(`{"jsonrpc":"2.0","method":"nnn"},`, 3*mib/4) + "0]"}, // the most spans a byte
-		{"batch with a string id", nil, `[{"jsonrpc":"2.0","id":"` + largeText(20*mib) + `","method":"ping"}]`},
-		{"echo", nil, echoCall("1", `"`+largeText(24*mib)+`"`)},
-		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 20*mib)+`"`)},
+		{"batch of 0s", nil, "[" + strings.Repeat("0,", mib) + "0]"},
+		{"batch of notifications of minSpan bytes", nil, "[" + strings.Repeat(`{"jsonrpc":"2.0","method":"nnn"},`, 3*mib/8) + "0]"}, // the most spans a byte
+		{"batch with a string id", nil, `[{"jsonrpc":"2.0","id":"` + largeText(10*mib) + `","method":"ping"}]`},
+		{"echo", nil, echoCall("1", `"`+largeText(12*mib)+`"`)},
+		{"0xFF echo", nil, echoCall("1", `"`+strings.Repeat("\xff", 10*mib)+`"`)},
 		{"lone surrogates echo", nil, echoCall("1", `"`+surrogates+`"`)},
-		{"escapes echo", nil, echoCall("1", `"`+strings.Repeat(`\u0001\n`, 3*mib)+`"`)},
-		{"numeric id", nil, `{"jsonrpc":"2.0","id":` + strings.Repeat("7", 24*mib) + `,"method":"ping"}`},
-		{"notification", nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"text":"` + largeText(24*mib) + `"}}`},
-		{"not JSON", nil, echoCall("1", `"`+largeText(24*mib)+`"`+"}}")},
-		{"line of [", nil, strings.Repeat("[", 24*mib)},
-		{"unknown tool name", nil, call("1", "\\n"+strings.Repeat("\xff\xfe", 10*mib), "{}")},
-		{"number", nil, call("1", "add", `{"a":`+strings.Repeat("7", 20*mib)+`,"b":1}`)},
+		{"escapes echo", nil, echoCall("1", `"`+strings.Repeat(`\u0001\n`, 3*mib/2)+`"`)},
+		{"numeric id", nil, `{"jsonrpc":"2.0","id":` + strings.Repeat("7", 12*mib) + `,"method":"ping"}`},
+		{"notification", nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"text":"` + largeText(12*mib) + `"}}`},
+		{"not JSON", nil, echoCall("1", `"`+largeText(12*mib)+`"`+"}}")},
+		{"line of [", nil, strings.Repeat("[", 12*mib)},
+		{"unknown tool name", nil, call("1", "\\n"+strings.Repeat("\xff\xfe", 5*mib), "{}")},
+		{"number", nil, call("1", "add", `{"a":`+strings.Repeat("7", 10*mib)+`,"b":1}`)},
 		{"escaped names in params", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + escapedNames[:len(escapedNames)-1] + `}}`},
-		{"unexpected argument name", nil, call("1", "add", `{"a":1,"b":2,"`+strings.Repeat("\xff", 20*mib)+`":0}`)},
+		{"unexpected argument name", nil, call("1", "add", `{"a":1,"b":2,"`+strings.Repeat("\xff", 10*mib)+`":0}`)},
 		{"unknown URI", nil, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + surrogates + `"}}`},
 	}
 	for _, tc := range cases {
