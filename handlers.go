@@ -616,43 +616,27 @@ func outcome(result any, err *rpcError) string {
 
 // ==== Reading JSON ====
 //
-// doc.parse checks a line as JSON.parse does, in one pass, recording where
-// each long object and array ends; a value is a place in the line it checked,
-// and its methods read it as JavaScript does, where encoding/json does not:
-// member names match exactly, lone surrogates are kept, numbers of any
-// length read exactly. json.Valid, which reads the same grammar, takes
-// 1.8 times as long as parse (BenchmarkParse), and parse records spans.
+// doc.parse checks a line as JSON.parse does, in one pass; a value is a
+// place in the line it checked, and its methods read it as JavaScript
+// does, where encoding/json does not: member names match exactly, lone
+// surrogates are kept, numbers of any length read exactly. json.Valid
+// reads the same grammar, byte by byte: it takes 1.5 times as long as
+// parse on the bench's requests, and 8 times on a 16 MiB echo
+// (BenchmarkParse), which skipPlain reads eight bytes at a time.
 
 // maxDepth is the deepest nesting parse reads, as in encoding/json: a line
 // of 64 MiB of [ would otherwise make it hold a stack as long.
 const maxDepth = 10000
 
-// doc is a line that parse found to be JSON, and the extent of each of its
-// objects and arrays of minSpan bytes or more, in the order they open:
-// only parse makes one, so the walks below never meet invalid JSON.
-type doc struct {
-	line  []byte
-	spans []span
-}
+// doc is a line that parse found to be JSON: only parse makes one, so the
+// walks below never meet invalid JSON.
+type doc struct{ line []byte }
 
-// minSpan is the shortest object or array whose span a doc records. A
-// span costs 12 bytes, so spans take at most three eighths of the line (a
-// batch of [0] would otherwise take three times its size); a walk reads
-// through a shorter one, at most 31 bytes.
-const minSpan = 32
-
-// span is where an object or array of a doc starts and ends (the index
-// past its closer), and next, the index in spans of the first one that
-// opens after it: a walk steps over a long nested value without reading it.
-type span struct{ start, end, next uint32 }
-
-// value is a JSON value of a doc: d.line[start:end]; and, for its items,
-// the index in d.spans of the first span after start. The zero value is
+// value is a JSON value of a doc, d.line[start:end]. The zero value is
 // none: a member that is not there.
 type value struct {
 	d          *doc
 	start, end int
-	span       int
 }
 
 // parse checks that line holds one JSON value, with only space around it,
@@ -660,28 +644,32 @@ type value struct {
 // there, or len(line) if the line ends first. The value is valid until
 // the next call.
 func (d *doc) parse(line []byte) (v value, at int, ok bool) {
-	d.line, d.spans = line, d.spans[:0]
-	if len(line) > math.MaxUint32 { // spans would not hold its indexes
-		return value{}, 0, false
-	}
+	d.line = line
 	b, start := line, skipSpace(line, 0)
-	var stack [64]container
-	open := stack[:0] // the objects and arrays open, innermost last
+	var stack [64]byte
+	open := stack[:0] // the closers of the objects and arrays open, innermost last
 	for i := start; ; {
-		// A value starts at b[i].
-		switch {
+		// A value starts at b[i], or, just inside an opener, its closer.
+		switch c := byteAt(b, i); {
 		case i == len(b):
 			return value{}, i, false
-		case b[i] == '{' || b[i] == '[':
-			var empty bool
-			if i, open, empty, ok = d.open(i, open); !ok {
+		case c == '{' || c == '[':
+			if len(open) == maxDepth {
 				return value{}, i, false
-			} else if !empty {
-				continue
 			}
-		case b[i] == '"':
+			open = append(open, c+2)
+			if i, ok = skipSpace(b, i+1), true; byteAt(b, i) == c+2 {
+				break // empty
+			} else if c == '{' {
+				i, ok = scanKey(b, i)
+			}
+			if !ok {
+				return value{}, i, false
+			}
+			continue
+		case c == '"':
 			i, ok = scanString(b, i)
-		case b[i] == 't' || b[i] == 'f' || b[i] == 'n':
+		case c == 't' || c == 'f' || c == 'n':
 			i, ok = scanLiteral(b, i)
 		default:
 			i, ok = scanNumber(b, i)
@@ -689,75 +677,32 @@ func (d *doc) parse(line []byte) (v value, at int, ok bool) {
 		if !ok {
 			return value{}, i, false
 		}
-		// The value ends before b[i]: close the containers that end next.
-		if i, open = d.close(i, open); len(open) == 0 {
-			if i = skipSpace(b, i); i < len(b) {
-				return value{}, i, false // only space may follow the value
-			}
-			next := 0
-			return d.value(start, &next), 0, true
+		// The value ends before b[i]: close what ends next, then a comma.
+		end := i
+		for i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1]; i = skipSpace(b, i+1) {
+			open, end = open[:len(open)-1], i+1
 		}
-		switch j := skipSpace(b, i); {
-		case j == len(b) || b[j] != ',':
-			return value{}, j, false
-		case open[len(open)-1].closer == '}':
-			if i, ok = scanKey(b, skipSpace(b, j+1)); !ok {
+		switch {
+		case len(open) == 0 && i == len(b):
+			return value{d: d, start: start, end: end}, 0, true
+		case len(open) == 0 || byteAt(b, i) != ',':
+			return value{}, i, false // only space may follow the value
+		case open[len(open)-1] == '}':
+			if i, ok = scanKey(b, skipSpace(b, i+1)); !ok {
 				return value{}, i, false
 			}
 		default:
-			i = skipSpace(b, j+1)
+			i = skipSpace(b, i+1)
 		}
 	}
 }
 
-// container is an object or array that parse has open.
-type container struct {
-	closer byte // '}' or ']'
-	span   int  // its index in spans
-}
-
-// open reads the opening of the object or array at line[i]. An empty one
-// it reads whole, and returns the index past it; another it adds to open,
-// and returns the index of its first value, past an object's first key.
-func (d *doc) open(i int, open []container) (next int, _ []container, empty, ok bool) {
-	b, closer := d.line, d.line[i]+2
-	switch j := skipSpace(b, i+1); {
-	case len(open) == maxDepth:
-		return i, open, false, false
-	case j < len(b) && b[j] == closer:
-		return j + 1, open, true, true
-	case closer == ']':
-		return j, append(open, container{closer, d.add(i)}), false, true
-	default:
-		next, ok = scanKey(b, j)
-		return next, append(open, container{closer, d.add(i)}), false, ok
+// byteAt returns b[i], or 0 past its end.
+func byteAt(b []byte, i int) byte {
+	if i < len(b) {
+		return b[i]
 	}
-}
-
-// add adds the span of the object or array at line[i], not yet closed, and
-// returns its index.
-func (d *doc) add(i int) int {
-	d.spans = append(d.spans, span{start: uint32(i)})
-	return len(d.spans) - 1
-}
-
-// close closes the objects and arrays that end after the value that ends
-// before line[i], and returns the index past them and those still open.
-// The span of a short one, and those of all it holds, are dropped.
-func (d *doc) close(i int, open []container) (int, []container) {
-	for len(open) > 0 {
-		j, c := skipSpace(d.line, i), open[len(open)-1]
-		if j == len(d.line) || d.line[j] != c.closer {
-			break
-		}
-		if sp := &d.spans[c.span]; j+1-int(sp.start) < minSpan {
-			d.spans = d.spans[:c.span]
-		} else {
-			sp.end, sp.next = uint32(j+1), uint32(len(d.spans))
-		}
-		open, i = open[:len(open)-1], j+1
-	}
-	return i, open
+	return 0
 }
 
 // scanKey checks an object member's `"key":` at b[i] and returns the
@@ -879,19 +824,14 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// value returns the value at d.line[i]; next is the index in spans of the
-// first span at or after i, and is moved past the value.
-func (d *doc) value(i int, next *int) value {
-	b, k := d.line, *next
-	switch c := b[i]; {
-	case c == '"':
-		return value{d: d, start: i, end: skipString(b, i)}
-	case (c == '{' || c == '[') && k < len(d.spans) && int(d.spans[k].start) == i:
-		*next = int(d.spans[k].next)
-		return value{d: d, start: i, end: int(d.spans[k].end), span: k + 1}
-	case c == '{' || c == '[': // shorter than minSpan: read through it
-		end, depth := i, 0
-		for ; end == i || depth > 0; end++ {
+// value returns the value at d.line[i], reading through it.
+func (d *doc) value(i int) value {
+	b, end := d.line, i
+	switch b[i] {
+	case '"':
+		end = skipString(b, i)
+	case '{', '[':
+		for depth := 0; end == i || depth > 0; end++ {
 			switch b[end] {
 			case '"':
 				end = skipString(b, end) - 1
@@ -901,11 +841,10 @@ func (d *doc) value(i int, next *int) value {
 				depth--
 			}
 		}
-		return value{d: d, start: i, end: end, span: k}
-	}
-	end := i
-	for end < len(b) && b[end] != ',' && b[end] != ']' && b[end] != '}' && skipSpace(b, end) == end {
-		end++ // a number, true, false or null
+	default: // a number, true, false or null
+		for end < len(b) && b[end] != ',' && b[end] != ']' && b[end] != '}' && skipSpace(b, end) == end {
+			end++
+		}
 	}
 	return value{d: d, start: i, end: end}
 }
@@ -941,14 +880,14 @@ func (v value) items() iter.Seq2[value, value] {
 		if k := v.kind(); k != '{' && k != '[' || v.d.line[skipSpace(v.d.line, v.start+1)] == k+2 {
 			return // empty
 		}
-		b, next := v.d.line, v.span
+		b := v.d.line
 		for i := skipSpace(b, v.start+1); ; {
 			var name value
 			if b[v.start] == '{' {
 				name = value{d: v.d, start: i, end: skipString(b, i)}
 				i = skipSpace(b, skipSpace(b, name.end)+1) // past the ':'
 			}
-			item := v.d.value(i, &next)
+			item := v.d.value(i)
 			if !yield(name, item) {
 				return
 			}
