@@ -443,8 +443,7 @@ type member struct {
 // error, and what more it has, in the request's shape. writeJSON writes
 // one of text alone as {"content":[{"type":"text","text":TEXT}],
 // "isError":BOOL}, with "resultType":"complete" first in 2026-07-28,
-// without making that obj: making it cost about a fifth of
-// BenchmarkServe's time (5.2 us/req, not 4.2).
+// without making that obj, which would allocate for each call.
 type toolResult struct {
 	text    string
 	isError bool
@@ -752,8 +751,8 @@ func scanString(b []byte, i int) (int, bool) {
 // skipPlain returns the index of the first byte of b at or after i that
 // is '"', '\\' or a control character, or, with high, a byte of a UTF-8
 // sequence; len(b) if there is none. It tests eight bytes at a time, by
-// the tricks that find a zero byte or one under a bound in a word: byte by
-// byte, a 16 MiB echo takes 41 ms (BenchmarkEcho16MiB), 22 this way.
+// the tricks that find a zero byte or one under a bound in a word (see
+// BenchmarkParse).
 func skipPlain[T string | []byte](b T, i int, high bool) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
@@ -1090,9 +1089,14 @@ func withArticle(word string) string {
 // parseNumber reads a valid JSON number as JavaScript's Number() does: the
 // double nearest its value, ties to even, whatever its length; ±Infinity
 // or ±0 out of range. strconv.ParseFloat is quick with up to 19 digits
-// when the result is neither subnormal nor infinite; else it takes 15-30
-// µs (5e-324, 1e309), where exact integer arithmetic takes under 1 µs.
+// when the result is neither subnormal nor infinite; else it is slow
+// enough (BenchmarkNumbers) that a batch of such numbers would cost many
+// times its size, where exact integer arithmetic does not.
 func parseNumber(lit []byte) float64 {
+	if len(lit) <= 20 && bytes.IndexByte(lit, 'e') < 0 && bytes.IndexByte(lit, 'E') < 0 { // most often: neither subnormal nor infinite
+		f, _ := strconv.ParseFloat(string(lit), 64)
+		return f
+	}
 	digits, point := significand(make([]byte, 0, 24), lit)
 	var f float64
 	switch n := len(digits); {

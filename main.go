@@ -340,8 +340,8 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // toolCall is a call of a tool: its result, and the context it runs in,
 // which ends when the client cancels the request or a signal stops mcp.
 // It is the call's one allocation, and makes its channel only when asked
-// for it: with a context.WithCancel and a result of its own for each
-// call, the bench's peak RSS was 6.2 MiB, not 4.7 (3.9 with no context).
+// for it: a context.WithCancel for each call would take the bench's peak
+// RSS past its floor, 2x limit's.
 type toolCall struct {
 	toolResult
 	returned bool // the tool returned: it reports no more progress
@@ -351,8 +351,8 @@ type toolCall struct {
 }
 
 // contexts guards every toolCall's done and cause: one mutex, not one in
-// each, keeps a toolCall in 64 bytes, and the bench's peak RSS 0.3 MiB
-// lower; a context is seldom asked more than once.
+// each, keeps a toolCall in 64 bytes; a context is seldom asked more
+// than once.
 var contexts sync.Mutex
 
 // Deadline, Done, Err and Value make a toolCall a context.Context.
@@ -397,8 +397,8 @@ var (
 // readAheadAfter is how often the timer ticks while tools run: a tool
 // running at two ticks in a row has readAhead read for it. A call that
 // ends sooner costs no other goroutine, and a run of them one timer
-// tick: a goroutine, or the timer set, for each would cost the bench's
-// echo more than the call itself.
+// tick: a goroutine, or the timer set, for each call would cost more
+// than a short call itself.
 const readAheadAfter = time.Millisecond
 
 // maxKept is how many bytes of lines readAhead keeps while a tool runs;
