@@ -1973,6 +1973,7 @@ func costShapes(n int) []struct{ name, line string } {
 		{"slow numbers", "[" + adds.String()[1:] + "]"},
 		{"long number", call("1", "add", `{"a":1`+strings.Repeat("0", n)+`,"b":1}`)},
 		{"keys", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + keys.String()[1:] + `}}`},
+		{"nested arrays, read through", call("1", "add", `{"a":1,"b":2,"c":[`+strings.Repeat(`[{"d":[0]}],`, n/12)+`0]}`)},
 		{"subscriptions, then their cancellations", "[" + listens.String()[1:] + cancels.String() + "]"},
 	}
 }
