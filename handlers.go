@@ -751,8 +751,7 @@ func scanString(b []byte, i int) (int, bool) {
 // skipPlain returns the index of the first byte of b at or after i that
 // is '"', '\\' or a control character, or, with high, a byte of a UTF-8
 // sequence; len(b) if there is none. It tests eight bytes at a time, by
-// the tricks that find a zero byte or one under a bound in a word (see
-// BenchmarkParse).
+// the tricks that find a zero byte or one under a bound in a word.
 func skipPlain[T string | []byte](b T, i int, high bool) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {

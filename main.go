@@ -396,9 +396,8 @@ var (
 
 // readAheadAfter is how often the timer ticks while tools run: a tool
 // running at two ticks in a row has readAhead read for it. A call that
-// ends sooner costs no other goroutine, and a run of them one timer
-// tick: a goroutine, or the timer set, for each call would cost more
-// than a short call itself.
+// ends sooner costs no other goroutine and no timer of its own: a run
+// of them shares the ticks.
 const readAheadAfter = time.Millisecond
 
 // maxKept is how many bytes of lines readAhead keeps while a tool runs;

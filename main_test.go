@@ -823,10 +823,10 @@ func nearestDouble(digits string, e int) float64 {
 
 // ==== Input: what JSON.parse reads ====
 
-// FuzzJSON compares the JSON reader with encoding/json, on any input
-// nested no deeper than encoding/json allows: scanValue must agree on
-// whether it is JSON, and on where it fails, at the end or at a byte; on
-// valid UTF-8, members, elements, text and parseNumber must read the
+// FuzzJSON compares the JSON reader with encoding/json, on any input:
+// parse must agree on whether it is JSON (nesting past 10,000 levels is
+// not), and on where it fails, at the end or at a byte; on valid UTF-8,
+// items, get, text and parseNumber must read the
 // value encoding/json reads, the last of repeated keys kept, lone
 // surrogates aside (ours keeps them, encoding/json makes them U+FFFD;
 // normalised first), numbers compared with strconv.ParseFloat up to 800
@@ -2025,7 +2025,10 @@ func cpuTime() time.Duration {
 // echo's cost per byte, and 4x its own at 16 KiB (a cost that grew with
 // the square of the size would be 16x). BenchmarkShapes measures them.
 func TestCostLinear(t *testing.T) {
-	bound := readmeFigure(t, `no line costs more than (\d+)x the CPU`)
+	const bound = 50
+	if said := readmeFigure(t, `no line costs more than (\d+)x the CPU`); said != bound {
+		t.Errorf("the README says %vx an echo's cost; the test asserts %vx", said, bound)
+	}
 	small, large := costShapes(16<<10), costShapes(256<<10)
 	for i, shape := range large {
 		echo := min(costPerByte(t, large[0].line, 5), costPerByte(t, large[0].line, 5)) // just before, as it is now
