@@ -960,11 +960,21 @@ func (v value) keep() value {
 
 // cancelled acts on the client's notifications/cancelled, in its turn:
 // a subscription it names ends, with no reply. (One read while a tool
-// ran has acted already: see readAhead.)
+// ran has acted already: see readAhead.) Once more than half of subs
+// have ended, those go: a session that opens and cancels subscriptions
+// without end holds no more than twice those open.
 func (s *server) cancelled(id value) {
-	if i, ok := s.subIndex[id.key()]; ok {
-		s.subs[i] = value{}
-		delete(s.subIndex, id.key())
+	i, ok := s.subIndex[id.key()]
+	if !ok {
+		return
+	}
+	s.subs[i], s.gaps = value{}, s.gaps+1
+	delete(s.subIndex, id.key())
+	if s.gaps > len(s.subs)/2 {
+		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(id value) bool { return !id.exists() }), 0
+		for i, id := range s.subs {
+			s.subIndex[id.key()] = i
+		}
 	}
 }
 

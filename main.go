@@ -126,8 +126,9 @@ type server struct {
 	ended                      bool           // the input ended
 	batch                      bool           // a batch's reply is being written: one line, no progress inside
 	subs                       []value        // ids of the subscriptions opened (see handleListen), none once ended,
+	gaps                       int            // how many of them have ended (see cancelled),
 	subIndex                   map[string]int // the index in subs of each open, by key,
-	acks                       []value        // and of those the line in hand opened
+	acks                       []value        // and the ids of those the line in hand opened
 
 	// The loop sets waiting, then reads stopping; a signal sets stopping,
 	// then reads waiting. So either the signal sees the loop waiting for
