@@ -148,7 +148,7 @@ type server struct {
 	ticking bool              // the timer is set
 	reading bool              // readAhead holds in
 	kept    []*input          // what readAhead read, to answer next,
-	keptN   int               // of this many bytes in all,
+	keptN   int               // of this cost in all (see cost),
 	pending map[string]*input // the last request kept of each id (see key)
 }
 
@@ -233,7 +233,7 @@ func (s *server) next() input {
 		return s.readLine()
 	}
 	in := s.kept[0]
-	if s.kept, s.keptN = s.kept[1:], s.keptN-len(in.line); s.pending[in.id] == in {
+	if s.kept, s.keptN = s.kept[1:], s.keptN-in.cost(); s.pending[in.id] == in {
 		delete(s.pending, in.id)
 	}
 	s.mu.Unlock()
@@ -401,9 +401,18 @@ var (
 // of them shares the ticks.
 const readAheadAfter = time.Millisecond
 
-// maxKept is how many bytes of lines readAhead keeps while a tool runs;
-// then it waits for the tool to return.
+// maxKept is how many bytes readAhead keeps while a tool runs, each line
+// counted with keptCost; then it waits for the tool to return.
 const maxKept = 16 << 20
+
+// keptCost is about what a line kept costs beyond its bytes and its
+// id's: its input, and its places in kept and pending. Counted (see
+// cost), it holds a run of short lines to maxKept as it holds long ones
+// (TestReadAheadBound).
+const keptCost = 128
+
+// cost is what keeping in costs, as maxKept counts it.
+func (in *input) cost() int { return len(in.line) + len(in.id) + keptCost }
 
 // runTool runs t with in (see run) and returns its result; its progress
 // is written as it comes, if req asked for it. The client's cancellation
@@ -526,7 +535,7 @@ func (s *server) readAhead() {
 	defer s.mu.Unlock()
 	for {
 		if s.call != nil && s.keptN >= maxKept {
-			s.log.printf("mcp: reading paused while a tool runs: %d bytes of lines kept", s.keptN)
+			s.log.printf("mcp: reading paused while a tool runs: %d lines kept", len(s.kept))
 		}
 		for s.call != nil && s.keptN >= maxKept {
 			s.room.Wait()
@@ -568,7 +577,7 @@ func (s *server) keep(peek *doc, in *input) {
 			}
 		}
 	}
-	s.kept, s.keptN = append(s.kept, in), s.keptN+len(in.line)
+	s.kept, s.keptN = append(s.kept, in), s.keptN+in.cost()
 }
 
 // readLine returns the next line without its "\n" or "\r\n", a last one

@@ -2647,9 +2647,11 @@ func TestSlowTools(t *testing.T) {
 const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // TestReadAheadBound: while a tool runs, mcp reads on, but keeps no more
-// than about 16 MiB of lines (-v says when it pauses): 12 lines of 8 MiB
-// sent back to back behind a tool that waits keep peak memory under the
-// README's bound for 8 MiB lines, where keeping all 96 MiB would not.
+// than about 16 MiB (-v says when it pauses), counting what each line
+// kept costs beyond its bytes: lines sent back to back behind a tool that
+// waits, 96 MiB of 8 MiB lines or 32 MiB of short ones (whose cost is
+// mostly that), keep peak memory under the README's bound for their
+// longest line, where keeping them all would not.
 func TestReadAheadBound(t *testing.T) {
 	if raceEnabled() || testing.Short() {
 		t.Skip("memory bounds: for the binary without the race detector, and not with -short")
@@ -2657,6 +2659,29 @@ func TestReadAheadBound(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
 	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
+	longID := `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 1000) + `","method":"ping"}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		line  string // sent 8 MiB of lines at a time,
+		times int    // this many times
+	}{
+		{"lines of 8 MiB", echoCall("2", `"`+largeText(8*mib)+`"`) + "\n", 12},
+		{"pings", `{"jsonrpc":"2.0","id":12345,"method":"ping"}` + "\n", 4},
+		{"pings with long ids", longID, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			readAheadBound(t, tc.line, tc.times, int(times*float64(len(tc.line))+plus))
+		})
+	}
+}
+
+// readAheadBound sends 8 MiB of line (or one line, if longer), times,
+// behind a tool that waits, and checks that reading pauses before mcp's
+// peak memory passes bound.
+func readAheadBound(t *testing.T, line string, times, bound int) {
+	const mib = 1 << 20
+	chunk := strings.Repeat(line, max(1, 8*mib/len(line)))
 	cmd := exec.Command(os.Args[0], "-v")
 	cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
 	stderr, err := cmd.StderrPipe()
@@ -2666,10 +2691,9 @@ func TestReadAheadBound(t *testing.T) {
 	c := startCommand(t, cmd)
 	io.WriteString(c.stdin, slowCall("1", "block", "{}", `"b"`))
 	c.readUntil(t, strings.Replace(progressLine(`"b"`, `1,"message":"started"}`), "}}\n", "}\n", 1))
-	line := echoCall("2", `"`+largeText(8*mib)+`"`) + "\n"
 	go func() { // until mcp exits; if it never paused, the tool is cancelled and the input ends
-		for range 12 {
-			if _, err := io.WriteString(c.stdin, line); err != nil {
+		for range times {
+			if _, err := io.WriteString(c.stdin, chunk); err != nil {
 				return
 			}
 		}
@@ -2691,8 +2715,7 @@ func TestReadAheadBound(t *testing.T) {
 		t.Errorf("replies %q, want the tool's, cancelled by the signal", clip(out, 200))
 	}
 	c.cmd.Wait()
-	bound := int(times*float64(len(line)) + plus)
-	t.Logf("peak RSS %.0f MiB, bound %.0f MiB", float64(peak)/mib, float64(bound)/mib)
+	t.Logf("%d bytes a line: peak RSS %.0f MiB, bound %.0f MiB", len(line), float64(peak)/mib, float64(bound)/mib)
 	if !paused || peak > bound {
 		t.Errorf("paused: %v; peak RSS %.0f MiB while reading ahead, want under %.0f", paused, float64(peak)/mib, float64(bound)/mib)
 	}
