@@ -2710,7 +2710,7 @@ func readAheadBound(t *testing.T, line string, times, bound int) {
 		peak = c.peakRSS(t)
 		c.cmd.Process.Signal(syscall.SIGTERM)
 	}
-	go io.Copy(io.Discard, stderr)
+	io.Copy(io.Discard, stderr) // to its end, when mcp exits: then Wait may close it
 	if out := <-replies; paused && out != toolError("1", "context canceled") {
 		t.Errorf("replies %q, want the tool's, cancelled by the signal", clip(out, 200))
 	}
