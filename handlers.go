@@ -971,9 +971,9 @@ func (s *server) cancelled(id value) {
 	s.subs[i], s.gaps = value{}, s.gaps+1
 	delete(s.subIndex, id.key())
 	if s.gaps > len(s.subs)/2 {
-		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(id value) bool { return !id.exists() }), 0
-		for i, id := range s.subs {
-			s.subIndex[id.key()] = i
+		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(sub value) bool { return !sub.exists() }), 0
+		for j, sub := range s.subs {
+			s.subIndex[sub.key()] = j
 		}
 	}
 }
