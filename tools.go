@@ -219,12 +219,15 @@ func (in arguments) objects(name string) []arguments {
 }
 
 // textMap returns a map of strings argument, each name and value read as
-// text reads them; of a name given twice, the last value.
+// text reads them; of a name given twice, the last value, which is a
+// string (the values before it need not be).
 func (in arguments) textMap(name string) map[string]string {
 	return read(in, name, "map", func(v value) map[string]string {
 		m := map[string]string{}
 		for k, item := range v.items() {
-			m[k.text()] = item.text()
+			if item.kind() == '"' {
+				m[k.text()] = item.text()
+			}
 		}
 		return m
 	})
@@ -375,7 +378,10 @@ func (a arg) fault(v value) string {
 	case a.kind == "map":
 		for _, e := range v.items() {
 			if e.jsonType() != "string" {
-				return want + ", got a map with " + withArticle(e.jsonType())
+				if bad := notString(v); bad != "" {
+					return want + ", got a map with " + withArticle(bad)
+				}
+				break
 			}
 		}
 	case a.kind == "integer" && got == "number":
@@ -414,6 +420,26 @@ func (a arg) fault(v value) string {
 		return "at least " + plural(lo) + ", got " + formatNumber(n)
 	case n > hi:
 		return "at most " + plural(hi) + ", got " + formatNumber(n)
+	}
+	return ""
+}
+
+// notString returns the JSON type of the first value of the object v
+// that is not a string, as JSON.parse reads v: the last value of each
+// name, in the order the names first come; "" if there is none.
+func notString(v value) string {
+	var names []string
+	last := map[string]value{}
+	for k, e := range v.items() {
+		if _, seen := last[k.text()]; !seen {
+			names = append(names, k.text())
+		}
+		last[k.text()] = e
+	}
+	for _, name := range names {
+		if t := last[name].jsonType(); t != "string" {
+			return t
+		}
 	}
 	return ""
 }
