@@ -426,17 +426,21 @@ func (a arg) fault(v value) string {
 
 // notString returns the JSON type of the first value of the object v
 // that is not a string, as JSON.parse reads v: the last value of each
-// name, in the order the names first come; "" if there is none.
+// name, in the order JavaScript lists the names (array indices first, by
+// value, then the others as they first come); "" if there is none.
 func notString(v value) string {
-	var names []string
+	var indices, others []string
 	last := map[string]value{}
 	for k, e := range v.items() {
-		if _, seen := last[k.text()]; !seen {
-			names = append(names, k.text())
+		if _, seen := last[k.text()]; !seen && isIndex(k.text()) {
+			indices = append(indices, k.text())
+		} else if !seen {
+			others = append(others, k.text())
 		}
 		last[k.text()] = e
 	}
-	for _, name := range names {
+	slices.SortFunc(indices, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	for _, name := range slices.Concat(indices, others) {
 		if t := last[name].jsonType(); t != "string" {
 			return t
 		}
