@@ -289,11 +289,12 @@ func (t *tool) check(args value) (in arguments, faults string) {
 }
 
 // bind returns the arguments args given in obj (a JSON object, or none),
-// and the first member of obj that args do not declare, or none.
+// and the first member of obj, as JavaScript lists them (see
+// listedBefore), that args do not declare, or none.
 func bind(args []arg, obj value) (in arguments, extra value) {
 	in = arguments{args: args, more: make([]value, max(0, len(args)-4))}
 	for k, v := range obj.items() {
-		if i := slices.IndexFunc(args, func(a arg) bool { return k.is(a.name) }); i < 0 && !extra.exists() {
+		if i := slices.IndexFunc(args, func(a arg) bool { return k.is(a.name) }); i < 0 && (!extra.exists() || isIndex(k.text()) && listedBefore(k.text(), extra.text())) {
 			extra = k
 		} else if i >= len(in.first) {
 			in.more[i-len(in.first)] = v
@@ -425,27 +426,34 @@ func (a arg) fault(v value) string {
 }
 
 // notString returns the JSON type of the first value of the object v
-// that is not a string, as JSON.parse reads v: the last value of each
-// name, in the order JavaScript lists the names (array indices first, by
-// value, then the others as they first come); "" if there is none.
+// that is not a string, as JSON.parse reads v (the last value of each
+// name) and JavaScript lists it (see listedBefore); "" if there is none.
 func notString(v value) string {
-	var indices, others []string
+	var names []string
 	last := map[string]value{}
 	for k, e := range v.items() {
-		if _, seen := last[k.text()]; !seen && isIndex(k.text()) {
-			indices = append(indices, k.text())
-		} else if !seen {
-			others = append(others, k.text())
+		if _, seen := last[k.text()]; !seen {
+			names = append(names, k.text())
 		}
 		last[k.text()] = e
 	}
-	slices.SortFunc(indices, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
-	for _, name := range slices.Concat(indices, others) {
-		if t := last[name].jsonType(); t != "string" {
-			return t
+	bad := -1
+	for i, name := range names {
+		if last[name].jsonType() != "string" && (bad < 0 || listedBefore(name, names[bad])) {
+			bad = i
 		}
 	}
-	return ""
+	if bad < 0 {
+		return ""
+	}
+	return last[names[bad]].jsonType()
+}
+
+// listedBefore reports whether JavaScript lists an object's member named
+// a before one named b, which came first in the line: the names that are
+// array indices come first, by value; the others as they came.
+func listedBefore(a, b string) bool {
+	return isIndex(a) && (!isIndex(b) || len(a) < len(b) || len(a) == len(b) && a < b)
 }
 
 // bounds returns a's bounds, ±Inf for none; an integer's are within
@@ -673,6 +681,9 @@ func (a arg) boundOK(b any) bool {
 // isIndex reports whether name is a canonical array index, 0 to 2^32-2,
 // which a JavaScript object lists before its other members.
 func isIndex(name string) bool {
+	if name == "" || len(name) > 10 || strings.Trim(name, "0123456789") != "" || len(name) > 1 && name[0] == '0' {
+		return false // not digits, or not as String(n) writes n: cheaply, as names can be long
+	}
 	n, err := strconv.ParseUint(name, 10, 32)
-	return err == nil && n < 1<<32-1 && strconv.FormatUint(n, 10) == name
+	return err == nil && n < 1<<32-1
 }
