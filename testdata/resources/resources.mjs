@@ -13,7 +13,7 @@ const resources = [
       return "# " + v.topic;
     } },
   { uri: "count://reads", name: "Reads", read: () => "read " + ++reads },
-  { uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: (v) => "\x89PNG\r\n\x1a\n" + v.id },
+  { uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: (v) => "\x89PNG\r\n\x1a\n" + Buffer.from(v.id).toString("latin1") },
 ];
 const isTemplate = (u) => u.includes("{");
 const decode = (s) => {
