@@ -294,12 +294,13 @@ func (t *tool) check(args value) (in arguments, faults string) {
 func bind(args []arg, obj value) (in arguments, extra value) {
 	in = arguments{args: args, more: make([]value, max(0, len(args)-4))}
 	for k, v := range obj.items() {
-		if i := slices.IndexFunc(args, func(a arg) bool { return k.is(a.name) }); i < 0 && (!extra.exists() || isIndex(k.text()) && listedBefore(k.text(), extra.text())) {
-			extra = k
-		} else if i >= len(in.first) {
+		switch i := slices.IndexFunc(args, func(a arg) bool { return k.is(a.name) }); {
+		case i >= len(in.first):
 			in.more[i-len(in.first)] = v
-		} else if i >= 0 {
+		case i >= 0:
 			in.first[i] = v
+		case !extra.exists() || isIndex(k.text()) && listedBefore(k.text(), extra.text()):
+			extra = k // a later name comes first only if it is an index; only then is extra's text, maybe long, read
 		}
 	}
 	return in, extra
