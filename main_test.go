@@ -2664,6 +2664,9 @@ func TestReadAheadBound(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
 	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
+	if held := readmeFigure(t, `the lines waiting for a tool\s+hold (\d+) MiB`); held != maxKept>>20 {
+		t.Errorf("the README says reading pauses at %v MiB; maxKept is %d MiB", held, maxKept>>20)
+	}
 	longID := `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 1000) + `","method":"ping"}` + "\n"
 	for _, tc := range []struct {
 		name  string
