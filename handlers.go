@@ -446,9 +446,9 @@ type member struct {
 // without making that obj, which would allocate for each call.
 type toolResult struct {
 	text    string
+	extras  *extras // what it has beyond text, if anything: allocated when it has
 	isError bool
 	modern  bool
-	extras  *extras // what it has beyond text, if anything: allocated when it has
 }
 
 // extras are what a tools/call result has beyond its text: content items

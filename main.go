@@ -345,15 +345,15 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // RSS past its floor, 2x limit's.
 type toolCall struct {
 	toolResult
-	returned bool // the tool returned: it reports no more progress
-
-	done  chan struct{} // made by Done, closed by cancel,
-	cause error         // why the context ended, or nil: both under contexts
+	done     chan struct{} // made by Done, closed by cancel,
+	ended    bool          // the context ended,
+	byClient bool          // for the client's cancellation: these three under contexts
+	returned bool          // the tool returned: it reports no more progress
 }
 
-// contexts guards every toolCall's done and cause: one mutex, not one in
-// each, keeps a toolCall in 64 bytes; a context is seldom asked more
-// than once.
+// contexts guards every toolCall's done, ended and byClient: one mutex,
+// not one in each, keeps a toolCall in 48 bytes; a context is seldom
+// asked more than once.
 var contexts sync.Mutex
 
 // Deadline, Done, Err and Value make a toolCall a context.Context.
@@ -363,7 +363,7 @@ func (c *toolCall) Done() <-chan struct{} {
 	contexts.Lock()
 	defer contexts.Unlock()
 	if c.done == nil {
-		if c.done = make(chan struct{}); c.cause != nil {
+		if c.done = make(chan struct{}); c.ended {
 			close(c.done)
 		}
 	}
@@ -372,18 +372,19 @@ func (c *toolCall) Done() <-chan struct{} {
 func (c *toolCall) Err() error {
 	contexts.Lock()
 	defer contexts.Unlock()
-	if c.cause != nil {
+	if c.ended {
 		return context.Canceled
 	}
 	return nil
 }
 
-// cancel ends c's context, for cause, unless it has ended.
+// cancel ends c's context, for cause (errStopped or errClientCancelled),
+// unless it has ended.
 func (c *toolCall) cancel(cause error) {
 	contexts.Lock()
 	defer contexts.Unlock()
-	if c.cause == nil {
-		if c.cause = cause; c.done != nil {
+	if !c.ended {
+		if c.ended, c.byClient = true, cause == errClientCancelled; c.done != nil {
 			close(c.done)
 		}
 	}
@@ -479,7 +480,7 @@ func (s *server) run(c *toolCall, req request, timeout time.Duration, fn func(co
 	}()
 	text, err := fn(ctx, in)
 	switch {
-	case c.Err() != nil && c.cause == errClientCancelled:
+	case c.Err() != nil && c.byClient:
 		return "", errClientCancelled
 	case context.Cause(ctx) == errTimedOut:
 		return "", errTimedOut
