@@ -414,9 +414,11 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 	}
 	u := uri.text()
 	for i, r := range resources {
-		if r.read == nil && r.uri == u {
-			return s.readResults[i][req.modern], nil
-		} else if vars, ok := match(r.uri, u); ok && r.read != nil {
+		if r.read == nil {
+			if r.uri == u {
+				return s.readResults[i][req.modern], nil
+			}
+		} else if vars, ok := match(r.uri, u); ok {
 			return s.readResource(r, u, vars, req)
 		}
 	}

@@ -340,9 +340,10 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 
 // toolCall is a call of a tool: its result, and the context it runs in,
 // which ends when the client cancels the request or a signal stops mcp.
-// It is the call's one allocation, and makes its channel only when asked
-// for it: a context.WithCancel for each call would take the bench's peak
-// RSS past its floor, 2x limit's.
+// Without a time limit or a progress token, it is the call's one
+// allocation, and it makes its channel only when asked for it: a
+// context.WithCancel for each call took the bench's peak RSS to 2.6x
+// limit's, past its floor of 2x.
 type toolCall struct {
 	toolResult
 	done     chan struct{} // made by Done, closed by cancel,
