@@ -334,12 +334,14 @@ func metaRequired(key string, got value, want string) *rpcError {
 }
 
 // handleInitialize answers the legacy handshake with the client's version
-// if we speak it, else our newest legacy one.
-func handleInitialize(_ *server, req request) (any, *rpcError) {
+// if we speak it, else our newest legacy one, and keeps the version
+// agreed for the legacy requests after it.
+func handleInitialize(s *server, req request) (any, *rpcError) {
 	v := latestLegacyVersion
 	if pv := req.params.get("protocolVersion"); pv.kind() == '"' && slices.Contains(legacyVersions, pv.text()) {
 		v = pv.text()
 	}
+	s.agreed = v
 	return obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil
 }
 
@@ -422,11 +424,7 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 			return s.readResource(r, u, vars, req)
 		}
 	}
-	code := codeResourceNotFound
-	if req.modern {
-		code = codeInvalidParams
-	}
-	return nil, &rpcError{code: code, message: "Resource not found", data: obj{{"uri", u}}}
+	return nil, notFound(u, req.modern)
 }
 
 // ==== Writing replies, and the log ====
@@ -451,6 +449,7 @@ type toolResult struct {
 	extras  *extras // what it has beyond text, if anything: allocated when it has
 	isError bool
 	modern  bool
+	noAudio bool // 2024-11-05 was agreed: it has no audio content
 }
 
 // extras are what a tools/call result has beyond its text: content items

@@ -122,6 +122,7 @@ type server struct {
 	resourceList, templateList []any
 	readResults                []map[bool]any
 	log                        *logger
+	agreed                     string         // the version initialize agreed, if any
 	started                    bool           // a line was read: no byte order mark is skipped any more
 	ended                      bool           // the input ended
 	batch                      bool           // a batch's reply is being written: one line, no progress inside
@@ -420,7 +421,7 @@ func (in *input) cost() int { return len(in.line) + len(in.id) + keptCost }
 // is written as it comes, if req asked for it. The client's cancellation
 // is errCancelled: no reply.
 func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
-	c := &toolCall{toolResult: toolResult{modern: req.modern}}
+	c := &toolCall{toolResult: toolResult{modern: req.modern, noAudio: !req.modern && s.agreed == "2024-11-05"}}
 	in.tool, in.call = t, c
 	if token := req.meta.get("progressToken"); !s.batch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		last := math.Inf(-1) // the progress last sent

@@ -20,6 +20,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -133,8 +134,8 @@ func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byt
 // testCatalogues are the tests' own catalogues, which the test binary
 // serves as mcp (see runCatalogue): a user's tools never meet them.
 var testCatalogues = map[string][]tool{
-	"escaped":  escapedCatalogue,
-	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
+	"escaped":   escapedCatalogue,
+	"bad kind":  {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
 	"slow":     slowCatalogue,
 	"kinds":    kindsCatalogue,
 }
@@ -156,6 +157,12 @@ var testResources = map[string][]resource{
 		}},
 		{uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: func(_ context.Context, vars map[string]string) (string, error) {
 			return "\x89PNG\r\n\x1a\n" + vars["id"], nil
+		}},
+		{uri: "file://{path}", name: "File", read: func(_ context.Context, vars map[string]string) (string, error) {
+			if vars["path"] == "gone" {
+				return "", &fs.PathError{Op: "open", Path: "/srv/notes/gone", Err: syscall.ENOENT}
+			}
+			return "path=" + vars["path"], nil
 		}},
 	},
 	"slow": {{uri: "slow://wait", name: "Slow", read: func(ctx context.Context, _ map[string]string) (string, error) {
@@ -179,6 +186,104 @@ func TestResourceFunctions(t *testing.T) {
 	if got, _ := runCatalogue(t, "resources", in); !bytes.Equal(got, want) {
 		t.Errorf("testdata/resources:\n%s", firstDiff(in, got, want))
 	}
+}
+
+// TestSchemaShapes: the results of resources/read and tools/call, as
+// the binary writes them for testdata/resources and testdata/kinds, each
+// in the version its request agreed, have what the published schema of
+// that version (schema/VERSION/schema.json) requires, as schemaRules
+// transcribes it.
+func TestSchemaShapes(t *testing.T) {
+	t.Parallel()
+	for _, fixture := range []string{"resources", "kinds"} {
+		in, _ := readFixture(t, "testdata/"+fixture+"/"+fixture)
+		out, _ := runCatalogue(t, fixture, in)
+		requests, replies := strings.Split(string(in), "\n"), strings.Split(string(out), "\n")
+		agreed := "2025-11-25" // without initialize, the newest legacy version
+		for i, line := range replies[:len(replies)-1] {
+			var req, reply struct {
+				Method string
+				Params struct {
+					ProtocolVersion string
+					Meta            map[string]any `json:"_meta"`
+				}
+				Result map[string]any
+			}
+			if json.Unmarshal([]byte(requests[i]), &req) != nil || json.Unmarshal([]byte(line), &reply) != nil {
+				t.Fatalf("%s line %d: not JSON", fixture, i+1)
+			}
+			version, _ := req.Params.Meta[metaProtocolVersion].(string)
+			switch {
+			case req.Method == "initialize":
+				agreed, version = req.Params.ProtocolVersion, req.Params.ProtocolVersion
+			case version == "":
+				version = agreed
+			}
+			if fault := schemaFault(version, req.Method, reply.Result); fault != "" {
+				t.Errorf("%s line %d, %s on %s: %s\n%s", fixture, i+1, req.Method, version, fault, line)
+			}
+		}
+	}
+}
+
+// schemaRules are what schema/VERSION/schema.json of the specification
+// requires of the results TestSchemaShapes checks: the members of a
+// ReadResourceResult, and of each content item a CallToolResult may hold,
+// by type (2024-11-05 has no audio; resource_link is from 2025-06-18).
+var schemaRules = map[string]struct {
+	read    []string
+	content map[string][]string
+}{
+	"2024-11-05": {[]string{"contents"}, map[string][]string{"text": {"text"}, "image": {"data", "mimeType"}, "resource": {"resource"}}},
+	"2025-03-26": {[]string{"contents"}, map[string][]string{"text": {"text"}, "image": {"data", "mimeType"}, "audio": {"data", "mimeType"}, "resource": {"resource"}}},
+	"2025-06-18": {[]string{"contents"}, contentRules},
+	"2025-11-25": {[]string{"contents"}, contentRules},
+	"2026-07-28": {[]string{"resultType", "contents", "ttlMs", "cacheScope"}, contentRules},
+}
+
+// contentRules are the content items of CallToolResult from 2025-06-18.
+var contentRules = map[string][]string{"text": {"text"}, "image": {"data", "mimeType"}, "audio": {"data", "mimeType"},
+	"resource_link": {"name", "uri"}, "resource": {"resource"}}
+
+// schemaFault says what the result of method lacks by schemaRules for
+// version, or "".
+func schemaFault(version, method string, result map[string]any) string {
+	rules, ok := schemaRules[version]
+	switch {
+	case !ok:
+		return "no rules for the version"
+	case result == nil:
+		return ""
+	case method == "resources/read":
+		for _, m := range rules.read {
+			if _, ok := result[m]; !ok {
+				return "no " + m
+			}
+		}
+		if ttl, ok := result["ttlMs"].(float64); ok && (ttl < 0 || ttl != math.Trunc(ttl)) || !slices.Contains([]any{nil, "private", "public"}, result["cacheScope"]) {
+			return "ttlMs not an integer at least 0, or cacheScope not private or public"
+		}
+		for _, c := range result["contents"].([]any) {
+			c := c.(map[string]any)
+			if _, text := c["text"].(string); c["uri"] == nil || !text && c["blob"] == nil {
+				return "contents without a uri, or without text or a blob"
+			}
+		}
+	case method == "tools/call":
+		for _, item := range result["content"].([]any) {
+			item := item.(map[string]any)
+			required, ok := rules.content[item["type"].(string)]
+			if !ok {
+				return fmt.Sprintf("a content item of type %q", item["type"])
+			}
+			for _, m := range required {
+				if _, ok := item[m]; !ok {
+					return fmt.Sprintf("a %s item without %s", item["type"], m)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // slowCatalogue is TestSlowTools': tools that wait for their context,
@@ -1382,6 +1487,9 @@ var kindsCatalogue = []tool{{
 				in.output("city", city)
 			case "Fail":
 				return "", errors.New("no weather today")
+			case "NaN", "Infinity", "-Infinity": // JSON cannot write them
+				in.output("city", city)
+				in.output("tempC", map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1)}[city])
 			default:
 				in.output("conditions", []string{"sunny", "dry"})
 				in.output("city", city)
@@ -1410,6 +1518,14 @@ var kindsCatalogue = []tool{{
 		o := in.object("options")
 		return fmt.Sprintf("query=%s depth=%d exact=%t headers=%s filters=%s", in.text("query"), o.integer("depth"), o.boolean("exact"),
 			strings.Join(headers, ","), strings.Join(filters, "|")), nil
+	}},
+	{name: "floors", description: "Show arguments bounded below, and nested two deep, as read", args: []arg{
+		{name: "n", kind: "number", min: 0.5, optional: true}, {name: "s", kind: "string", min: 2, optional: true},
+		{name: "ns", kind: "numbers", min: 1, optional: true},
+		{name: "o", kind: "object", optional: true, args: []arg{{name: "p", kind: "object", args: []arg{{name: "field", kind: "string"}}}}},
+	}, run: func(_ context.Context, in arguments) (string, error) {
+		return fmt.Sprintf("n=%s s=%s ns=%d field=%s", formatNumber(in.number("n")), in.text("s"), len(in.numbers("ns")),
+			in.object("o").object("p").text("field")), nil
 	}},
 	{name: "pixel", description: "Return a pixel and a sound", run: func(_ context.Context, in arguments) (string, error) {
 		in.attach([]byte("\x89PNG\r\n\x1a\n\x00\xff"), "image/png")
@@ -1532,6 +1648,7 @@ func TestCatalogue(t *testing.T) {
 		{"long name", bad(func(t *tool) { t.name = strings.Repeat("n", 129) }), nil, "a name is 1 to 128"},
 		{"space in name", bad(func(t *tool) { t.name = "my tool" }), nil, "a name is 1 to 128"},
 		{"name used twice", []tool{ok, ok}, nil, `tool "ok": the name is used twice`},
+		{"name used twice, apart", []tool{ok, {name: "other", run: runAdd}, ok}, nil, `tool "ok": the name is used twice`},
 		{"unknown kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "obj"}} }), nil, `the kind "obj" is not one of string, number, integer`},
 		{"args of a string", bad(func(t *tool) { t.args = []arg{{name: "s", kind: "string", args: []arg{{name: "x", kind: "string"}}}} }), nil, "args are for an object"},
 		{"a nested mistake", bad(func(t *tool) {

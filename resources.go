@@ -7,7 +7,9 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,20 +74,34 @@ func contents(r resource, uri, data string) obj {
 }
 
 // readResource reads r, which matched uri with vars, as a tool runs (see
-// run): its contents, or a JSON-RPC error; 2026-07-28's result has no
-// cache hints, as the contents may change.
+// run): its contents, or a JSON-RPC error: an error that wraps
+// fs.ErrNotExist is "Resource not found", which names no path. In
+// 2026-07-28 the contents, which may change, are marked not to be
+// cached.
 func (s *server) readResource(r resource, uri string, vars map[string]string, req request) (any, *rpcError) {
 	read := func(ctx context.Context, _ arguments) (string, error) { return r.read(ctx, vars) }
 	data, err := s.run(&toolCall{}, req, 0, read, arguments{})
 	switch {
 	case err == errClientCancelled:
 		return nil, errCancelled
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, notFound(uri, req.modern)
 	case err != nil:
 		return nil, &rpcError{code: codeInternalError, message: "Could not read the resource: " + err.Error(), data: obj{{"uri", uri}}}
 	case req.modern:
-		return slices.Concat(obj{{"resultType", "complete"}}, contents(r, uri, data)), nil
+		return slices.Concat(obj{{"resultType", "complete"}}, contents(r, uri, data), obj{{"ttlMs", 0}, {"cacheScope", "private"}}), nil
 	}
 	return contents(r, uri, data), nil
+}
+
+// notFound is the reply to a URI that names no resource: -32002 before
+// 2026-07-28, -32602 in it, with the URI as data.
+func notFound(uri string, modern bool) *rpcError {
+	code := codeResourceNotFound
+	if modern {
+		code = codeInvalidParams
+	}
+	return &rpcError{code: code, message: "Resource not found", data: obj{{"uri", uri}}}
 }
 
 // isTemplate reports whether uri is a template: it has a variable.
@@ -94,7 +110,8 @@ func isTemplate(uri string) bool { return strings.ContainsAny(uri, "{}") }
 // match returns the variables of uri if template matches it. Level 1
 // expansion writes a value as unreserved characters and %XX escapes, so
 // each variable takes the longest run of them, decoded; checkTemplate
-// makes sure what follows cannot be part of it.
+// makes sure what follows cannot be part of it. A value that could lead
+// a read out of a folder does not match (see local).
 func match(template, uri string) (vars map[string]string, ok bool) {
 	for {
 		open := strings.IndexByte(template, '{')
@@ -108,7 +125,7 @@ func match(template, uri string) (vars map[string]string, ok bool) {
 			n++
 		}
 		value, err := url.PathUnescape(uri[open:n])
-		if err != nil || n == open {
+		if err != nil || !local(value) {
 			return nil, false
 		}
 		if vars == nil {
@@ -118,6 +135,25 @@ func match(template, uri string) (vars map[string]string, ok bool) {
 		template, uri = template[end+1:], uri[n:]
 	}
 }
+
+// local reports whether v, a variable's value, names something inside a
+// folder, whichever way a read function joins it to one: not empty, not
+// rooted (/, \ or a drive letter), no segment . or .. between / and \,
+// no control character.
+func local(v string) bool {
+	if v == "" || v[0] == '/' || v[0] == '\\' || len(v) > 1 && v[1] == ':' && strings.ContainsRune(letters, rune(v[0])) {
+		return false
+	}
+	for seg := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// letters are the ASCII letters.
+const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 // isUnreserved reports whether c is an unreserved character of RFC 3986.
 func isUnreserved(c byte) bool {
@@ -145,7 +181,7 @@ func checkTemplate(uri string) string {
 	var seen []string
 	for rest := uri; isTemplate(rest); {
 		open, end := strings.IndexByte(rest, '{'), strings.IndexByte(rest, '}')
-		if open < 0 || end < open || strings.Trim(rest[open+1:end], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" || end == open+1 {
+		if open < 0 || end < open || strings.Trim(rest[open+1:end], letters+"0123456789_") != "" || end == open+1 {
 			return fmt.Sprintf("the template %q has a variable that is not {name}, of letters, digits and _", uri)
 		} else if name := rest[open+1 : end]; slices.Contains(seen, name) {
 			return fmt.Sprintf("the template %q has the variable %s twice", uri, name)

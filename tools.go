@@ -114,14 +114,19 @@ func (in arguments) output(name string, v any) {
 
 // attach adds data, of an "image/..." or an "audio/..." MIME type, to the
 // tool's result, as an image or an audio item, written base64 after the
-// text. Another type panics.
+// text; on 2024-11-05, which has no audio item, audio is an embedded
+// resource, "attachment://N", N its place in content. Another type panics.
 func (in arguments) attach(data []byte, mimeType string) {
 	kind, _, _ := strings.Cut(mimeType, "/")
 	if kind != "image" && kind != "audio" || in.call == nil {
 		panic(fmt.Sprintf("the tool attaches %q, which is not an image or audio MIME type", mimeType))
 	}
-	m := in.call.extended()
-	m.items = append(m.items, obj{{"type", kind}, {"data", base64.StdEncoding.EncodeToString(data)}, {"mimeType", mimeType}})
+	m, b64 := in.call.extended(), base64.StdEncoding.EncodeToString(data)
+	item := obj{{"type", kind}, {"data", b64}, {"mimeType", mimeType}}
+	if kind == "audio" && in.call.noAudio {
+		item = obj{{"type", "resource"}, {"resource", obj{{"uri", "attachment://" + strconv.Itoa(len(m.items)+1)}, {"mimeType", mimeType}, {"blob", b64}}}}
+	}
+	m.items = append(m.items, item)
 }
 
 // extended returns c's extras, made on first use.

@@ -1,7 +1,8 @@
 // How mcp checks and lists tools, in JavaScript, for the scripts that
 // compute expected replies with node (kinds/kinds.mjs, recipe/greet.mjs):
 // serve(tools) answers the tools/list and tools/call lines on stdin, as
-// JSON.parse reads them and JSON.stringify writes the replies. A tool is
+// JSON.parse reads them and JSON.stringify writes the replies (and
+// initialize, whose version decides how audio is sent). A tool is
 // { name, title?, description, annotations?, args, output?, run(read,
 // given) }, run returning [text, isError], or { text, output, attach }:
 // the structured result's fields, and [bytes as a latin1 string, MIME
@@ -92,14 +93,20 @@ function call(t, args = {}) {
         if (!a.optional) return error(`tool ${t.name} did not set its output "${a.name}"`);
         continue;
       }
-      const f = fault(a, r.output[a.name]);
+      const v = r.output[a.name];
+      if (typeof v === "number" && !Number.isFinite(v)) return error(`tool ${t.name} set its output "${a.name}" to ${String(v)}, which must be a number JSON can write`);
+      const f = fault(a, v);
       if (f) return error(`tool ${t.name} set its output "${a.name}" to ${JSON.stringify(r.output[a.name])}, which must be ${f}`);
       structured[a.name] = r.output[a.name];
     }
   }
   const text = r.text || (structured ? JSON.stringify(structured) : "");
-  const content = [{ type: "text", text }, ...(r.attach ?? []).map(([bytes, mimeType]) =>
-    ({ type: mimeType.split("/")[0], data: Buffer.from(bytes, "latin1").toString("base64"), mimeType }))];
+  const content = [{ type: "text", text }, ...(r.attach ?? []).map(([bytes, mimeType], i) => {
+    const type = mimeType.split("/")[0], data = Buffer.from(bytes, "latin1").toString("base64");
+    // 2024-11-05 has no audio content: an embedded resource holds it.
+    return type === "audio" && agreed === "2024-11-05" ? { type: "resource", resource: { uri: "attachment://" + (i + 1), mimeType, blob: data } }
+      : { type, data, mimeType };
+  })];
   return structured ? { content, structuredContent: structured, isError: false } : { content, isError: false };
 }
 function schema(args) {
@@ -127,12 +134,17 @@ function listEntry(t) {
   if (hints.length) e.annotations = Object.fromEntries(hints.map((h) => [h, t.annotations[h]]));
   return e;
 }
+let agreed = "2025-11-25"; // the version initialize agreed
+const legacy = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 export function serve(tools) {
   const input = new TextDecoder().decode(readFileSync(0));
   const answer = (req) => {
     const modern = req.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28";
     let result;
-    if (req.method === "tools/list") {
+    if (req.method === "initialize") {
+      agreed = legacy.includes(req.params.protocolVersion) ? req.params.protocolVersion : legacy[0];
+      result = { protocolVersion: agreed, capabilities: { tools: {}, resources: {} }, serverInfo: { name: "shipcode-mcp", version: "0.1.0" } };
+    } else if (req.method === "tools/list") {
       result = { tools: tools.map(listEntry) };
       if (modern) result = { resultType: "complete", ...result, ttlMs: 3600000, cacheScope: "public" };
     } else {

@@ -24,6 +24,7 @@ serve([
     run: (a) => a.city === "Mars" ? { output: { city: a.city, tempC: -120 } }
       : a.city === "Nowhere" ? { output: { city: a.city } }
       : a.city === "Fail" ? ["no weather today", true]
+      : ["NaN", "Infinity", "-Infinity"].includes(a.city) ? { output: { city: a.city, tempC: Number(a.city) } }
       : { text: a.city === "Oslo" ? "cold" : "", output: { conditions: ["sunny", "dry"], city: a.city, tempC: 21.5 } } },
   { name: "search", description: "Show nested arguments as read", args: [
       arg("query", "string"),
@@ -35,6 +36,11 @@ serve([
       const o = { depth: 2, exact: false, ...a.options }, h = Object.keys(a.headers).sort().map((k) => k + ":" + a.headers[k]);
       return [`query=${a.query} depth=${o.depth} exact=${o.exact} headers=${h.join(",")} filters=${a.filters.map((f) => f.field + "=" + f.value).join("|")}`, false];
     } },
+  { name: "floors", description: "Show arguments bounded below, and nested two deep, as read", args: [
+      arg("n", "number", { min: 0.5, optional: true }), arg("s", "string", { min: 2, optional: true }),
+      arg("ns", "numbers", { min: 1, optional: true }),
+      arg("o", "object", { optional: true, args: [arg("p", "object", { args: [arg("field", "string")] })] }),
+    ], run: (a) => [`n=${String(a.n)} s=${a.s} ns=${a.ns.length} field=${a.o.p?.field ?? ""}`, false] },
   { name: "pixel", description: "Return a pixel and a sound", args: [],
     run: () => ({ text: "a pixel", attach: [["\x89PNG\r\n\x1a\n\x00\xff", "image/png"], ["RIFF", "audio/wav"]] }) },
 ]);

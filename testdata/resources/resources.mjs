@@ -2,7 +2,10 @@
 // resources.in > resources.out. The resources are TestResourceFunctions'
 // (see testResources in main_test.go): a template is matched as RFC 6570
 // level 1 expands it, each variable a run of unreserved characters and
-// %XX escapes, decoded as bytes, read as UTF-8 by the WHATWG decoder.
+// %XX escapes, decoded as bytes, read as UTF-8 by the WHATWG decoder; a
+// value that could step out of a folder does not match (see unsafe). A
+// read that fails with code ENOENT is "Resource not found". A function's
+// read is not cached in 2026-07-28.
 import { readFileSync } from "node:fs";
 
 let reads = 0;
@@ -14,7 +17,14 @@ const resources = [
     } },
   { uri: "count://reads", name: "Reads", read: () => "read " + ++reads },
   { uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: (v) => "\x89PNG\r\n\x1a\n" + Buffer.from(v.id).toString("latin1") },
+  { uri: "file://{path}", name: "File", read: (v) => {
+      if (v.path === "gone") throw Object.assign(new Error("open /srv/notes/gone: no such file or directory"), { code: "ENOENT" });
+      return "path=" + v.path;
+    } },
 ];
+// unsafe: empty, rooted (/, \\ or a drive letter), a segment . or .., or a
+// control character.
+const unsafe = (v) => v === "" || /^([\/\\]|[A-Za-z]:)/.test(v) || v.split(/[\/\\]/).some((s) => s === "." || s === "..") || /[\x00-\x1f\x7f]/.test(v);
 const isTemplate = (u) => u.includes("{");
 const decode = (s) => {
   const bytes = [];
@@ -34,7 +44,7 @@ function match(template, uri) {
   const m = new RegExp("^" + re + "$").exec(uri);
   if (!m) return null;
   const vars = {};
-  for (const [i, name] of names.entries()) if ((vars[name] = decode(m[i + 1])) === null) return null;
+  for (const [i, name] of names.entries()) if ((vars[name] = decode(m[i + 1])) === null || unsafe(vars[name])) return null;
   return vars;
 }
 const entry = (r, key, uri) => Object.assign({ [key]: uri, name: r.name }, r.mimeType ? { mimeType: r.mimeType } : {});
@@ -61,8 +71,9 @@ function answer(req) {
     if (!vars) continue;
     try {
       const contents = [item(r, uri, r.read(vars))];
-      return reply(modern ? { resultType: "complete", contents } : { contents });
+      return reply(modern ? { resultType: "complete", contents, ttlMs: 0, cacheScope: "private" } : { contents });
     } catch (e) {
+      if (e.code === "ENOENT") break;
       return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: "Could not read the resource: " + e.message, data: { uri } } };
     }
   }
