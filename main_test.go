@@ -111,11 +111,29 @@ func raceEnabled() bool {
 	return false
 }
 
-// runBinary pipes stdin through the built binary with args and returns its
-// stdout and stderr; a non-zero exit fails the test.
-func runBinary(t testing.TB, stdin []byte, args ...string) (stdout, stderr []byte) {
+// runReal pipes stdin through the built binary, the package's own
+// catalogue, with args and returns its stdout and stderr; a non-zero exit
+// fails the test.
+func runReal(t testing.TB, stdin []byte, args ...string) (stdout, stderr []byte) {
 	t.Helper()
 	return runCommand(t, exec.Command(mcpPath(t), args...), stdin)
+}
+
+// runBinary pipes stdin through mcp serving the demo catalogue (see
+// mcpCommand) with args and returns its stdout and stderr; a non-zero
+// exit fails the test.
+func runBinary(t testing.TB, stdin []byte, args ...string) (stdout, stderr []byte) {
+	t.Helper()
+	return runCommand(t, mcpCommand(args...), stdin)
+}
+
+// mcpCommand is the test binary run as mcp with args, serving the demo
+// catalogue, demoTools and demoResource: the tests that call add and echo
+// keep them when a user replaces them in the package's catalogue.
+func mcpCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), catalogueEnv+"=demo", "GORACE=atexit_sleep_ms=0")
+	return cmd
 }
 
 // runCommand runs cmd with stdin and returns its stdout and stderr; a
@@ -134,8 +152,9 @@ func runCommand(t testing.TB, cmd *exec.Cmd, stdin []byte) (stdout, stderr []byt
 // testCatalogues are the tests' own catalogues, which the test binary
 // serves as mcp (see runCatalogue): a user's tools never meet them.
 var testCatalogues = map[string][]tool{
-	"escaped":   escapedCatalogue,
-	"bad kind":  {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: runAdd}},
+	"escaped":  escapedCatalogue,
+	"demo":     demoTools,
+	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: demoTools[0].run}},
 	"slow":     slowCatalogue,
 	"kinds":    kindsCatalogue,
 }
@@ -143,8 +162,9 @@ var testCatalogues = map[string][]tool{
 // testResources are the resources the test binary serves as mcp, by
 // the name of its catalogue, if not the memo alone.
 var testResources = map[string][]resource{
+	"demo": {demoResource},
 	"resources": {
-		resources[0],
+		demoResource,
 		{uri: "notes://{topic}/today", name: "Notes", mimeType: "text/markdown", read: func(_ context.Context, vars map[string]string) (string, error) {
 			if vars["topic"] == "missing" {
 				return "", errors.New("no notes on missing")
@@ -170,6 +190,20 @@ var testResources = map[string][]resource{
 		return "", ctx.Err()
 	}}},
 }
+
+// demoTools and demoResource are the demo catalogue, the tests' own copy
+// of add, echo and memo://welcome (see mcpCommand).
+var (
+	demoTools = []tool{
+		{name: "add", description: "Add two numbers", args: []arg{{name: "a", kind: "number"}, {name: "b", kind: "number"}},
+			run: func(_ context.Context, in arguments) (string, error) {
+				return formatNumber(in.number("a") + in.number("b")), nil
+			}},
+		{name: "echo", description: "Echo text", args: []arg{{name: "text", kind: "string"}},
+			run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }},
+	}
+	demoResource = resource{uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP."}
+)
 
 // readNothing is a resource's read that reads nothing.
 func readNothing(context.Context, map[string]string) (string, error) { return "", nil }
@@ -315,7 +349,7 @@ var slowCatalogue = []tool{
 		child.Stdout = os.Stdout
 		return "printed", child.Run()
 	}},
-	{name: "echo", description: "Echo text", args: []arg{{name: "text", kind: "string"}}, run: runEcho},
+	demoTools[1],
 }
 
 // runCatalogue runs the test binary as mcp, serving the test catalogue
@@ -339,9 +373,9 @@ func serveWith(t testing.TB, catalogue []tool, input string) string {
 	return out.String()
 }
 
-// serveString runs the serve loop in-process on input, with the real
+// serveString runs the serve loop in-process on input, with the demo
 // catalogue.
-func serveString(t testing.TB, input string) string { return serveWith(t, tools, input) }
+func serveString(t testing.TB, input string) string { return serveWith(t, demoTools, input) }
 
 // Requests and replies used throughout.
 const (
@@ -412,7 +446,7 @@ func TestGolden(t *testing.T) {
 			if f, err := os.ReadFile(strings.TrimSuffix(in, ".in") + ".flags"); err == nil {
 				args = strings.Fields(string(f))
 			}
-			got, stderr := runBinary(t, input, args...)
+			got, stderr := runReal(t, input, args...)
 			if len(stderr) > 0 {
 				t.Errorf("stderr not empty: %q", stderr)
 			}
@@ -1277,7 +1311,7 @@ func TestLineLimit(t *testing.T) {
 		for _, tail := range []string{"\n", "\r\n"} {
 			in := fits + tail + over + tail + blank + tail + pingLine + tail + over
 			var out bytes.Buffer
-			if err := newServer(strings.NewReader(in), &out, limit, tools).serve(); err != nil {
+			if err := newServer(strings.NewReader(in), &out, limit, demoTools).serve(); err != nil {
 				t.Fatal(err)
 			}
 			if want := textReply("1", text) + tooLongReply(limit) + tooLongReply(limit) + pingReply + tooLongReply(limit); out.String() != want {
@@ -1299,7 +1333,7 @@ func TestByteOrderMark(t *testing.T) {
 		{fits + " \n\uFEFF" + pingLine + "\n", tooLongReply(len(fits)) + parseError},
 	} {
 		var out bytes.Buffer
-		if err := newServer(strings.NewReader(tc.in), &out, len(fits), tools).serve(); err != nil {
+		if err := newServer(strings.NewReader(tc.in), &out, len(fits), demoTools).serve(); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tc.want {
@@ -1328,7 +1362,7 @@ func (r *errReader) Read(p []byte) (int, error) {
 func TestReadError(t *testing.T) {
 	broken := errors.New("broken input")
 	var out bytes.Buffer
-	err := newServer(&errReader{data: []byte(pingLine + "\n" + pingLine + "\n{\"partial"), err: broken}, &out, defaultMaxMessage, tools).serve()
+	err := newServer(&errReader{data: []byte(pingLine + "\n" + pingLine + "\n{\"partial"), err: broken}, &out, defaultMaxMessage, demoTools).serve()
 	if err != broken || out.String() != pingReply+pingReply {
 		t.Errorf("serve returned %v and %q, want %v and two ping replies", err, out.String(), broken)
 	}
@@ -1580,6 +1614,8 @@ func TestToolKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, want := readFixture(t, "testdata/kinds/kinds")
+	// kinds.mjs's initialize names the demo server: a renamed one is itself.
+	want = bytes.ReplaceAll(want, []byte(`{"name":"shipcode-mcp","version":"0.1.0"}`), []byte(quote(serverInfo)))
 	if got := serveWith(t, kindsCatalogue, string(in)); got != string(want) {
 		t.Errorf("testdata/kinds:\n%s", firstDiff(in, []byte(got), want))
 	}
@@ -1610,7 +1646,7 @@ func FuzzToolText(f *testing.F) {
 			in.output("s", string(fromTool))
 			return "", nil
 		}},
-	}, tools...)
+	}, demoTools...)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fromTool = b
 		in := call("1", "raw", "{}") + "\n" + call("5", "structured", "{}") + "\n"
@@ -1636,7 +1672,7 @@ func TestCatalogue(t *testing.T) {
 	if err := checkCatalogue(tools, resources); err != nil {
 		t.Fatalf("the catalogue: %v", err)
 	}
-	ok := tool{name: "ok", args: []arg{{name: "a", kind: "number"}}, run: runAdd}
+	ok := tool{name: "ok", args: []arg{{name: "a", kind: "number"}}, run: demoTools[0].run}
 	bad := func(change func(*tool)) []tool { t := ok; change(&t); return []tool{t} }
 	for _, tc := range []struct {
 		name      string
@@ -1648,7 +1684,7 @@ func TestCatalogue(t *testing.T) {
 		{"long name", bad(func(t *tool) { t.name = strings.Repeat("n", 129) }), nil, "a name is 1 to 128"},
 		{"space in name", bad(func(t *tool) { t.name = "my tool" }), nil, "a name is 1 to 128"},
 		{"name used twice", []tool{ok, ok}, nil, `tool "ok": the name is used twice`},
-		{"name used twice, apart", []tool{ok, {name: "other", run: runAdd}, ok}, nil, `tool "ok": the name is used twice`},
+		{"name used twice, apart", []tool{ok, {name: "other", run: ok.run}, ok}, nil, `tool "ok": the name is used twice`},
 		{"unknown kind", bad(func(t *tool) { t.args = []arg{{name: "n", kind: "obj"}} }), nil, `the kind "obj" is not one of string, number, integer`},
 		{"args of a string", bad(func(t *tool) { t.args = []arg{{name: "s", kind: "string", args: []arg{{name: "x", kind: "string"}}}} }), nil, "args are for an object"},
 		{"a nested mistake", bad(func(t *tool) {
@@ -1695,7 +1731,7 @@ func TestCatalogue(t *testing.T) {
 		{"name an array index", bad(func(t *tool) { t.args = []arg{{name: "0", kind: "number"}} }), nil, "a name of digits is put first by JavaScript"},
 		{"name U+FFFD", bad(func(t *tool) { t.args = []arg{{name: "a\uFFFD", kind: "number"}} }), nil, "without U+FFFD"},
 		{"choice not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"\xff"}}} }), nil, "valid UTF-8"},
-		{"URI used twice", nil, append(slices.Clone(resources), resources[0]), "the URI is used twice"},
+		{"URI used twice", nil, []resource{demoResource, demoResource}, "the URI is used twice"},
 		{"a variable twice", nil, []resource{{uri: "x://{a}/{a}", name: "x", read: readNothing}}, "the variable a twice"},
 		{"a variable not a name", nil, []resource{{uri: "x://{a-b}", name: "x", read: readNothing}}, "a variable that is not {name}"},
 		{"an empty variable", nil, []resource{{uri: "x://{}", name: "x", read: readNothing}}, "a variable that is not {name}"},
@@ -1731,7 +1767,8 @@ var userBuild struct {
 }
 
 // userCopy returns the directory of a copy of the package, with its tests,
-// testdata, README and Makefile, whose catalogue has, before echo, the
+// testdata, README and Makefile, whose catalogue has, before echo (or
+// last), the
 // README's recipe and a tool named like each tool the tests name: the
 // package as a user who follows the README has it, built as mcp in it.
 // The first test that needs it makes it; the run makes no other copy.
@@ -1753,12 +1790,15 @@ func init() {
 	}
 	for _, name := range %#v {
 		if !has(tools, name) && !has(added, name) {
-			added = append(added, tool{name: name, description: "a user's", args: []arg{{name: "text", kind: "string"}}, run: runEcho})
+			added = append(added, tool{name: name, description: "a user's", args: []arg{{name: "text", kind: "string"}},
+				run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }})
 		}
 	}
-	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == "echo" }); i >= 0 {
-		tools = slices.Insert(tools, i, added...)
+	i := slices.IndexFunc(tools, func(t tool) bool { return t.name == "echo" })
+	if i < 0 {
+		i = len(tools)
 	}
+	tools = slices.Insert(tools, i, added...)
 }
 `, name, entry, slices.Compact(slices.Sorted(slices.Values(names))))
 		userBuild.dir, userBuild.err = makeCopy(recipeImports + fn + extra)
@@ -1861,7 +1901,7 @@ type child struct {
 // startChild starts the binary with args; the caller writes to stdin.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	return startCommand(t, exec.Command(mcpPath(t), args...))
+	return startCommand(t, mcpCommand(args...))
 }
 
 // startCommand starts cmd, which runs mcp.
@@ -2050,7 +2090,7 @@ func TestMemoryBound(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(mcpPath(t), tc.args...)
+			cmd := mcpCommand(tc.args...)
 			cmd.Stderr = io.Discard // read at full speed
 			c := startCommand(t, cmd)
 			go func() { // back to back, written as it is: the line is not copied
@@ -2126,7 +2166,7 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 // another thread in the next run (one 256 KiB echo read as 0.2 ns a byte,
 // not 2, and the least of five then failed TestCostLinear by chance).
 func costPerByte(t testing.TB, line string, runs int) float64 {
-	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }}}, tools...)
+	catalogue := append([]tool{{name: "back", args: []arg{{name: "text", kind: "string"}}, run: func(_ context.Context, in arguments) (string, error) { return in.text("text"), nil }}}, demoTools...)
 	var took []time.Duration
 	var out countingWriter
 	for range runs {
@@ -2247,7 +2287,7 @@ func TestCtrlDOnATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(mcpPath(t))
+	cmd := mcpCommand()
 	cmd.Stdin = tty
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -2391,7 +2431,7 @@ func TestNonblockingPipes(t *testing.T) {
 			}
 			pipes[i] = [2]*os.File{r, w}
 		}
-		cmd := exec.Command(mcpPath(t), "-v")
+		cmd := mcpCommand("-v")
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0][0], pipes[1][1], pipes[2][1]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -2528,7 +2568,7 @@ func TestLogNeverBlocks(t *testing.T) {
 		if closed {
 			r.Close()
 		}
-		cmd := exec.Command(mcpPath(t), "-v")
+		cmd := mcpCommand("-v")
 		cmd.Stderr = w
 		c := startCommand(t, cmd)
 		w.Close()
@@ -2575,7 +2615,7 @@ func TestLogReadSlowly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(mcpPath(t), "-v")
+	cmd := mcpCommand("-v")
 	cmd.Stderr = w
 	c := startCommand(t, cmd)
 	w.Close()
@@ -2852,7 +2892,7 @@ func readAheadBound(t *testing.T, line string, times, bound int) {
 // unknown flag or a limit that is not a number of at least 1 is a usage
 // error: status 2, why, and the usage.
 func TestFlags(t *testing.T) {
-	_, help := runBinary(t, nil, "-h")
+	_, help := runReal(t, nil, "-h")
 	for _, want := range []string{"-max-message-bytes N\n", "-v\t", "-version\n"} {
 		if !strings.Contains(string(help), "  "+want) {
 			t.Errorf("-h does not list %q:\n%s", want, help)
@@ -2868,7 +2908,7 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%v: exit %v, stderr %q; want 2, why, then the usage", args, cmd.ProcessState, clip(stderr.String(), 200))
 		}
 	}
-	if out, _ := runBinary(t, []byte(`{"jsonrpc":"2.0"}`+"\n"), "-max-message-bytes", "10"); string(out) != tooLongReply(10) {
+	if out, _ := runReal(t, []byte(`{"jsonrpc":"2.0"}`+"\n"), "-max-message-bytes", "10"); string(out) != tooLongReply(10) {
 		t.Errorf("-max-message-bytes 10: %q, want %q", out, tooLongReply(10))
 	}
 }
@@ -2877,21 +2917,21 @@ func TestFlags(t *testing.T) {
 // same release, and -version names the commit the Go toolchain recorded
 // of the checkout, or "devel" for a build that recorded none.
 func TestVersionAgrees(t *testing.T) {
-	out, _ := runBinary(t, nil, "-version")
+	out, _ := runReal(t, nil, "-version")
 	var version, commit string
 	if n, _ := fmt.Sscanf(string(out), "mcp %s (%s", &version, &commit); n != 2 || version != serverVersion || !strings.HasSuffix(string(out), ")\n") {
 		t.Fatalf("-version printed %q, want \"mcp %s (COMMIT)\"", out, serverVersion)
 	}
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
-	replies, _ := runBinary(t, []byte(in))
-	if info := `{"name":"shipcode-mcp","version":"` + version + `"}`; strings.Count(string(replies), info) != 2 {
+	replies, _ := runReal(t, []byte(in))
+	if info := `{"name":` + quote(serverName) + `,"version":"` + version + `"}`; strings.Count(string(replies), info) != 2 {
 		t.Errorf("server info %s not in both replies:\n%s", info, replies)
 	}
 	files, _ := filepath.Glob("testdata/*.out")
 	for _, f := range append(files, "README.md") {
 		b, _ := os.ReadFile(f)
-		for _, m := range regexp.MustCompile(`"shipcode-mcp","version":"([^"]*)"|mcp (\d+\.\d+\.\d+) \(`).FindAllSubmatch(b, -1) {
+		for _, m := range regexp.MustCompile(regexp.QuoteMeta(quote(serverName))+`,"version":"([^"]*)"|mcp (\d+\.\d+\.\d+) \(`).FindAllSubmatch(b, -1) {
 			if v := string(m[1]) + string(m[2]); v != serverVersion {
 				t.Errorf("%s says version %s; serverVersion in handlers.go is %s", f, v, serverVersion)
 			}
@@ -2954,7 +2994,7 @@ func TestREADME(t *testing.T) {
 			t.Errorf("README names make %s, which the Makefile lacks", m[1])
 		}
 	}
-	_, help := runBinary(t, nil, "-h")
+	_, help := runReal(t, nil, "-h")
 	for _, m := range regexp.MustCompile("`(?:mcp |\\./mcp )?(-[a-z][a-z-]*)").FindAllStringSubmatch(text, -1) {
 		if ours := !slices.Contains([]string{"-h", "-race"}, m[1]); ours && !regexp.MustCompile(`(?m)^  `+m[1]+`\b`).Match(help) {
 			t.Errorf("README names the flag %s, which mcp -h does not list", m[1])
@@ -3119,7 +3159,7 @@ func BenchmarkServe(b *testing.B) {
 	r := bytes.NewReader(input)
 	for b.Loop() {
 		r.Reset(input)
-		if err := newServer(r, io.Discard, defaultMaxMessage, tools).serve(); err != nil {
+		if err := newServer(r, io.Discard, defaultMaxMessage, demoTools).serve(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -3180,7 +3220,7 @@ func BenchmarkEcho16MiB(b *testing.B) {
 	b.SetBytes(int64(len(input)))
 	for b.Loop() {
 		r.Reset(input)
-		if err := newServer(r, io.Discard, defaultMaxMessage, tools).serve(); err != nil {
+		if err := newServer(r, io.Discard, defaultMaxMessage, demoTools).serve(); err != nil {
 			b.Fatal(err)
 		}
 	}
