@@ -1,7 +1,8 @@
 # Thin wrappers over go commands. CI runs gofmt -l, then `make test` (go
 # vet, then every test) and `make fuzz` (see .ci/run). With -buildvcs=auto
 # (whatever GOFLAGS says), Go records the commit of a git checkout in the
-# binary, and mcp -version prints it.
+# binary, and mcp -version prints it. `make race` runs every test under
+# the race detector; CI runs it too.
 
 GO       ?= go
 # VERSION is serverVersion in handlers.go; TestVersionAgrees checks that the
@@ -12,7 +13,7 @@ $(error cannot read serverVersion = "..." from handlers.go: the Makefile reads t
 endif
 FUZZTIME ?= 20s
 
-.PHONY: build test golden fuzz bench clean install dist
+.PHONY: build test race golden fuzz bench clean install dist
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags '-s -w' -o mcp .
@@ -20,6 +21,9 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+race:
+	$(GO) test -race -count=1 ./...
 
 golden:
 	$(GO) test -count=1 -run 'TestGolden' -update ./...

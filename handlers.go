@@ -74,62 +74,91 @@ type request struct {
 	modern bool  // _meta names 2026-07-28: answer in its shapes
 }
 
-// answer writes the replies to one line: to a message, or to a batch (a
-// JSON array) in one array, written as they are made, however many; then
-// the acknowledgements of the subscriptions it opened. A blank line, and
-// a line that owes nothing, get no reply line at all. tooLong is a line
-// over the limit, whose bytes are gone.
-func (s *server) answer(line []byte, tooLong bool) {
-	msg, at, ok := s.doc.parse(line)
-	wrote := true // a line, to end
+// line is a line being answered: one message, or a batch, whose
+// elements are answered one by one (see step), so that the loop can go on
+// from any of them on another goroutine (see tick).
+type line struct {
+	msg   value // the message, or the batch
+	batch bool
+	at    int // the index in the line of the batch's next element; -1 past the last
+	size  int // the line's length, held until its last reply is written
+}
+
+// parse reads a line as JSON, and returns it to be answered: a message
+// or a batch. A line over the limit, whose bytes are gone, and one that
+// is not JSON get their error at once; an empty batch too; a blank line,
+// nothing at all.
+func (s *server) parse(b []byte, tooLong bool) line {
+	var msg value
+	var at int
+	if len(s.docs) == 0 {
+		s.docs = make([]doc, 64)
+	}
+	ok, d := false, &s.docs[0]
+	if s.docs = s.docs[1:]; !tooLong {
+		msg, at, ok = d.parse(b)
+	}
+	var err *rpcError
 	switch {
 	case tooLong:
-		data := "message longer than " + strconv.Itoa(s.max) + " bytes"
-		s.writeReply(value{}, nil, &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: data})
+		err = &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: "message longer than " + strconv.Itoa(s.max) + " bytes"}
 		s.log.printf("mcp: - line over %d bytes skipped", s.max)
-	case skipSpace(line, 0) == len(line):
-		wrote = false
+	case skipSpace(b, 0) == len(b):
+		return line{}
 	case !ok:
-		s.writeReply(value{}, nil, errParse)
-		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(line, at))
-	case msg.kind() == '[':
-		n, elems := 0, 0
-		s.batch = true
-		defer func() { s.batch = false }()
-		for _, elem := range msg.items() {
-			if id, result, err, owed := s.handleMessage(elem); owed {
-				s.out.WriteByte("[,"[min(n, 1)])
-				s.writeReply(id, result, err)
-				n++
-			}
-			if elems++; s.writeFailed() != nil {
-				return
-			}
-		}
-		switch {
-		case n > 0:
-			s.out.WriteByte(']')
-		case elems > 0:
-			wrote = false
-		default: // an empty batch
-			s.writeReply(value{}, nil, errInvalidRequest)
-			s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
-		}
+		err = errParse
+		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(b, at))
+	case msg.kind() != '[':
+		return line{msg: msg, size: len(b)}
+	case b[skipSpace(b, msg.start+1)] == ']':
+		err = errInvalidRequest
+		s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
 	default:
-		id, result, err, owed := s.handleMessage(msg)
-		if wrote = owed; owed {
-			s.writeReply(id, result, err)
+		s.owe(reply{kind: '[', ready: true})
+		return line{msg: msg, batch: true, at: skipSpace(b, msg.start+1), size: len(b)}
+	}
+	s.owe(reply{kind: 'r', ready: true, err: err, cost: keptCost})
+	return line{}
+}
+
+// next returns the batch's next element, if any.
+func (l *line) next() (item value, ok bool) {
+	if l.at < 0 {
+		return value{}, false
+	}
+	b := l.msg.d.line
+	item = l.msg.d.value(l.at)
+	if l.at = skipSpace(b, item.end); b[l.at] == ',' {
+		l.at = skipSpace(b, l.at+1)
+	} else {
+		l.at = -1
+	}
+	return item, true
+}
+
+// step answers the message of the line in hand, or its batch's next
+// element, or closes the batch's array past its last; then, past the
+// line, acknowledges the subscriptions it opened. It reports whether the
+// loop went on without this goroutine (see tick).
+func (s *server) step() (handedOff bool) {
+	if l := &s.cur; l.batch {
+		item, ok := l.next()
+		if s.inBatch = ok; ok {
+			return s.dispatch(item, keptCost)
+		}
+		s.owe(reply{kind: ']', ready: true, cost: l.size})
+	} else {
+		msg, size := l.msg, l.size
+		if s.cur = (line{}); s.dispatch(msg, size+keptCost) {
+			return true
 		}
 	}
-	if wrote {
-		s.out.WriteByte('\n')
-	}
+	s.cur = line{}
 	for _, id := range s.acks {
-		writeJSON(s.out, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
-			{"params", obj{{"_meta", obj{{metaSubscriptionID, id}}}, {"notifications", obj{}}}}})
-		s.out.WriteByte('\n')
+		s.owe(reply{kind: 'a', ready: true, id: id, cost: keptCost})
 	}
 	s.acks = s.acks[:0]
+	return false
 }
 
 // notJSON says, for the log, why a line is not JSON: its byte at cannot
@@ -141,32 +170,50 @@ func notJSON(line []byte, at int) string {
 	return "the line ends inside a JSON value (each message must be on one line)"
 }
 
-// handleMessage returns the reply a message is owed, if any: requests and
-// invalid messages are owed one, notifications and the client's own
-// responses are not. It logs the request with -v.
-func (s *server) handleMessage(msg value) (id value, result any, err *rpcError, owed bool) {
+// dispatch answers a message: a request is owed a reply, which takes its
+// place in the order of replies at once, made then, or when its call
+// returns; a notification, or the client's own response, gets nothing.
+// It reports whether the loop went on without this goroutine (see tick).
+func (s *server) dispatch(msg value, cost int) (handedOff bool) {
 	req, ok := readMessage(msg)
 	if ok && !req.id.exists() {
 		if req.method.is("notifications/cancelled") {
 			s.cancelled(req.params.get("requestId"))
 		}
-		return value{}, nil, nil, false
+		return false
 	}
 	var start time.Time
 	if s.log != nil {
 		start = time.Now()
 	}
-	if err = errInvalidRequest; ok {
+	result, err := any(nil), errInvalidRequest
+	if ok {
 		result, err = s.handle(req)
 	}
-	switch {
-	case s.log == nil:
-	case ok:
-		s.log.printf("mcp: %s id=%s %v %s", quoteText(req.method.text()), logID(req.id), time.Since(start), outcome(result, err))
-	default:
-		s.log.printf("mcp: - id=%s %s", logID(req.id), outcome(result, err))
+	if c, isCall := result.(*toolCall); isCall {
+		c.id, c.start, c.cost = req.id, start, c.cost+cost
+		return s.start(c)
 	}
-	return req.id, result, err, err != errCancelled && err != errNoReply
+	if err != errNoReply {
+		s.owe(reply{kind: 'r', ready: true, id: req.id, result: result, err: err, cost: cost})
+	}
+	if s.log != nil && ok {
+		s.logged(req.method.text(), req.id, start, result, err)
+	} else if s.log != nil {
+		s.logged("", req.id, start, result, err)
+	}
+	return false
+}
+
+// logged logs a request's outcome with -v, the one place that does: its
+// method ("" for an invalid message), id, time taken and outcome.
+func (s *server) logged(method string, id value, start time.Time, result any, err *rpcError) {
+	switch {
+	case method != "":
+		s.log.printf("mcp: %s id=%s %v %s", quoteText(method), logID(id), time.Since(start), outcome(result, err))
+	default:
+		s.log.printf("mcp: - id=%s %s", logID(id), outcome(result, err))
+	}
 }
 
 // readMessage sorts a message: a request or a notification (ok), a
@@ -387,17 +434,21 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	if t == nil {
 		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
 	}
-	in, faults := t.check(args)
-	if faults != "" {
+	if faults := t.check(args); faults != "" {
 		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
-	return s.runTool(t, in, req)
+	c := &toolCall{tool: t, args: args, cost: args.end - args.start}
+	c.modern, c.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	if token := req.meta.get("progressToken"); !s.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
+		c.token = token
+	}
+	return c, nil
 }
 
 // handleListen opens a subscription (2026-07-28): as no catalogue of ours
 // ever changes, it agrees to no notifications, and is acknowledged at
 // once, after the line in hand; it stays open, with no reply, until the
-// client cancels it or mcp stops (see finish).
+// client cancels it or mcp stops (see endSubscriptions).
 func handleListen(s *server, req request) (any, *rpcError) {
 	id := req.id.keep()
 	s.subIndex[id.key()] = len(s.subs)
@@ -420,8 +471,10 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 			if r.uri == u {
 				return s.readResults[i][req.modern], nil
 			}
-		} else if vars, ok := match(r.uri, u); ok {
-			return s.readResource(r, u, vars, req)
+		} else if _, ok := match(r.uri, u); ok {
+			c := &toolCall{res: &resources[i], args: uri}
+			c.modern = req.modern
+			return c, nil
 		}
 	}
 	return nil, notFound(u, req.modern)
@@ -959,18 +1012,22 @@ func (v value) keep() value {
 	return value{d: d, start: 0, end: len(d.line)}
 }
 
-// cancelled acts on the client's notifications/cancelled, in its turn:
-// a subscription it names ends, with no reply. (One read while a tool
-// ran has acted already: see readAhead.) Once more than half of subs
-// have ended, those go: a session that opens and cancels subscriptions
-// without end holds no more than twice those open.
+// cancelled acts on the client's notifications/cancelled, as the loop
+// reads it: a call it names ends (see cancelCall); a subscription ends,
+// with no reply. Once more than half of subs have ended, those go: a
+// session that opens and cancels subscriptions without end holds no more
+// than twice those open.
 func (s *server) cancelled(id value) {
-	i, ok := s.subIndex[id.key()]
+	key := id.key()
+	if key == "" || s.cancelCall(key) {
+		return
+	}
+	i, ok := s.subIndex[key]
 	if !ok {
 		return
 	}
 	s.subs[i], s.gaps = value{}, s.gaps+1
-	delete(s.subIndex, id.key())
+	delete(s.subIndex, key)
 	if s.gaps > len(s.subs)/2 {
 		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(sub value) bool { return !sub.exists() }), 0
 		for j, sub := range s.subs {

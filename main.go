@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,11 +73,15 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcp: %v\n", err)
 		os.Exit(1)
 	}
-	// Standard output is the protocol's: fmt.Println and a child process
-	// given os.Stdout write to standard error.
-	protocol := os.Stdout
+	// Standard input and output are the protocol's: fmt.Println and a
+	// child given os.Stdout write to standard error, and a tool reading
+	// os.Stdin, or a child given it, reads nothing.
+	protocolIn, protocolOut := os.Stdin, os.Stdout
 	os.Stdout = os.Stderr
-	s := newServer(retryReader{os.Stdin}, retryWriter{protocol}, *max, tools)
+	if null, err := os.Open(os.DevNull); err == nil {
+		os.Stdin = null
+	}
+	s := newServer(retryReader{protocolIn}, retryWriter{protocolOut}, *max, tools)
 	if *verbose {
 		s.log = newLogger(retryWriter{os.Stderr})
 	}
@@ -104,207 +110,331 @@ func versionLine() string {
 
 // ==== The serve loop and what stops it ====
 
-// server is one session on a pair of streams. The loop (serve) reads
-// lines and answers them in order, on one goroutine; while a tool runs
-// for long, another reads ahead (see readAhead).
+// server is one session on a pair of streams. Its goroutines own its
+// fields by group: the loop (see loop) reads each line and answers it,
+// running even a tool itself until the call runs long, when another
+// goroutine takes the loop on (see tick) and this one finishes the call;
+// calls run on their own goroutines too when they had to wait for room
+// (see start); the writer (see write) alone writes standard output, each
+// reply in its turn. What they share is under mu.
 type server struct {
-	in       *bufio.Reader // reads lines through the server itself (see Read)
-	out      *bufio.Writer // holds replies until no further request is read
-	r        io.Reader
-	max      int    // the longest line served
-	doc      doc    // the line in hand, read as JSON
-	inPlace  bool   // doc.line is in in's buffer, which the next read overwrites
-	copied   []byte // doc.line, when a tool runs on it (see runTool)
-	tools    []tool // the catalogue served
-	toolList []any  // its tools/list entries
-	// resources' resources/list and resources/templates/list entries, and
-	// its fixed resources' resources/read results
-	resourceList, templateList []any
-	readResults                []map[bool]any
+	// Fixed when made.
+	max                        int    // the longest line served
+	tools                      []tool // the catalogue served, and its tools/list entries
+	toolList                   []any
+	resourceList, templateList []any          // resources' list entries,
+	readResults                []map[bool]any // and each fixed one's reads, legacy and 2026-07-28
 	log                        *logger
-	agreed                     string         // the version initialize agreed, if any
-	started                    bool           // a line was read: no byte order mark is skipped any more
-	ended                      bool           // the input ended
-	batch                      bool           // a batch's reply is being written: one line, no progress inside
-	subs                       []value        // ids of the subscriptions opened (see handleListen), none once ended,
-	gaps                       int            // how many of them have ended (see cancelled),
-	subIndex                   map[string]int // the index in subs of each open, by key,
-	acks                       []value        // and the ids of those the line in hand opened
+	ctx                        context.Context         // every call's context is made from it;
+	stop                       context.CancelCauseFunc // the first signal ends it (errStopped)
+	timer                      *time.Timer             // ticks while the loop runs calls (see tick)
 
-	// The loop sets waiting, then reads stopping; a signal sets stopping,
-	// then reads waiting. So either the signal sees the loop waiting for
-	// input, with every reply written, and the process may exit at once,
-	// or the loop sees stopping before it writes again.
-	waiting  atomic.Bool // in a read, with every reply owed written
-	stopping atomic.Bool // a signal asked the loop to stop after the request in hand
+	// The loop's.
+	in       *lineReader
+	full     bool                    // room must be asked for before going on (see owe)
+	cur      line                    // the line being answered, if any
+	docs     []doc                   // docs for the lines to come, made 64 at a time
+	acks     []value                 // the subscriptions it opened, acknowledged after its reply
+	agreed   string                  // the version initialize agreed, if any
+	inBatch  bool                    // a batch's element is answered: a call reports no progress
+	shared   context.Context         // the context of the calls the loop runs, while none is
+	unshare  context.CancelCauseFunc // cancelled or handed off: one for each saves 25% a call
+	subs     []value                 // ids of the subscriptions opened (see handleListen), none once ended,
+	gaps     int                     // how many of them have ended (see cancelled),
+	subIndex map[string]int          // and the index in subs of each open, by key
 
-	// While a tool runs, readAhead may hold in (see there).
-	timer   *time.Timer       // ticks while tools run (see tick)
-	mu      sync.Mutex        // guards what follows, and out while a tool runs
-	room    *sync.Cond        // signalled when a tool returns, and when readAhead keeps a line or ends
-	call    *toolCall         // the tool running, or nil,
-	callID  value             // and its request's id
-	calls   int               // how many tools have run,
-	seen    int               // and had at the last tick
-	ticking bool              // the timer is set
-	reading bool              // readAhead holds in
-	kept    []*input          // what readAhead read, to answer next,
-	keptN   int               // of this cost in all (see cost),
-	pending map[string]*input // the last request kept of each id (see key)
+	out   *bufio.Writer // the pen holder's (see drain):
+	taken struct {      // what it took to write,
+		notes   [][]byte
+		replies []reply
+		opened  int // and how many replies the batch array being written has, or -1
+	}
+
+	mu       sync.Mutex
+	changed  sync.Cond            // broadcast when the loop, the writer or a call may act on what follows
+	replies  []reply              // what is owed, in request order, from the first not yet written;
+	written  int                  // how many were written before replies[0] (see toolCall.place);
+	notes    [][]byte             // notifications to write at once
+	held     int                  // the cost of replies and of calls waiting: the loop waits past maxHeld
+	running  []*toolCall          // calls running, at most maxCalls,
+	cost     int                  // of this cost in all (see toolCall.cost),
+	waiting  []*toolCall          // and calls waiting for room, in order,
+	index    map[string]*toolCall // by id key
+	inline   *toolCall            // the call the loop runs itself, if any,
+	seen     *toolCall            // and the one it ran at the last tick
+	ticking  bool                 // the timer is set
+	pen      bool                 // a goroutine writes (see drain),
+	again    bool                 // and more was made ready meanwhile
+	idle     bool                 // the loop waits for input
+	ended    bool                 // the loop has ended: the input ended, or a signal stopped it
+	stopping bool                 // a signal stops mcp
+	err      error                // why reading or writing failed
 }
 
-// input is a line read, or the error that ended reading (io.EOF at the
-// end).
-type input struct {
-	line    []byte
-	inPlace bool // line is in the line reader's buffer
-	tooLong bool
-	err     error
-	id      string // a kept request's id (see key)
-	dropped bool   // a kept request the client cancelled before its turn
+// reply is a place in the order of what mcp writes: the reply a request
+// is owed (kind 'r'), made at once or when its call returns; a batch's
+// array opening or closing ('[', ']'); a subscription's acknowledgement
+// ('a') or end ('e'); or nothing (0: a call the client cancelled).
+type reply struct {
+	kind   byte
+	ready  bool // made
+	id     value
+	result any
+	err    *rpcError
+	cost   int // what it holds until written, counted in held
 }
+
+// The bounds on what the loop keeps while calls run (see room and
+// start): past maxCalls calls running, or maxHeld of calls and replies
+// held, the next call waits its turn; past maxHeld held, the loop waits.
+const (
+	maxCalls = 16
+	maxHeld  = 16 << 20
+)
+
+// keptCost is about what a reply or a call costs beyond the bytes of its
+// line: its places in the queues, its id, its result's own memory.
+// Counted, it holds a run of short lines to maxHeld as it holds long ones
+// (TestReadAheadBound).
+const keptCost = 256
+
+// readAheadAfter is how often the timer ticks while the loop runs calls:
+// a call still running at two ticks in a row is handed off (see tick). A
+// call that ends sooner costs no goroutine and no timer of its own.
+const readAheadAfter = time.Millisecond
 
 // newServer returns a server that reads requests from r, writes replies
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
-	s := &server{r: r, max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, pending: map[string]*input{}}
+	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, index: map[string]*toolCall{}}
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
-	s.in = bufio.NewReaderSize(s, 1<<20)
-	s.out = bufio.NewWriterSize(w, 64<<10)
-	s.room = sync.NewCond(&s.mu)
+	s.ctx, s.stop = context.WithCancelCause(context.Background())
+	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 32<<10)}
+	s.out, s.taken.opened = bufio.NewWriterSize(w, 64<<10), -1
+	s.changed.L = &s.mu
 	s.timer = time.AfterFunc(time.Hour, s.tick)
 	s.timer.Stop()
 	return s
 }
 
-// errStopped is what serve returns when a signal stopped it.
+// errStopped is what serve returns when a signal stopped it, and the
+// cause of every call's context then.
 var errStopped = errors.New("stopped by a signal")
 
 // serve answers each line until the input ends (nil), reading or writing
-// fails, or a signal stops it (errStopped); every reply owed is written
-// first, and each subscription open is ended.
+// fails, or a signal stops it (errStopped): once the loop has ended and
+// every call has returned, it ends each subscription open and writes
+// every reply owed.
 func (s *server) serve() error {
-	for {
-		in := s.next()
-		switch {
-		case in.err == io.EOF:
-			return s.finish(nil)
-		case in.err == errStopped:
-			return s.finish(errStopped)
-		case in.err != nil:
-			return in.err
-		case in.dropped && s.log == nil:
-			continue
-		case in.dropped:
-			msg, _, _ := s.doc.parse(in.line)
-			s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(msg.get("method").text()), logID(msg.get("id")))
-			continue
-		}
-		s.inPlace = in.inPlace
-		s.answer(in.line, in.tooLong)
-		s.doc.line = nil // so that it can go while the next is read
-		if err := s.writeFailed(); err != nil {
-			return err
-		}
-		if s.stopping.Load() {
-			return s.finish(errStopped)
-		}
-	}
-}
-
-// next returns the next input: the next that readAhead kept (waiting for
-// it if it still reads), or the line reader's.
-func (s *server) next() input {
+	go s.loop()
 	s.mu.Lock()
-	if len(s.kept) == 0 && s.reading {
-		s.mu.Unlock()
-		if err := s.await(func() {
-			s.mu.Lock()
-			for len(s.kept) == 0 && s.reading {
-				s.room.Wait()
-			}
-			s.mu.Unlock()
-		}); err != nil {
-			return input{err: err}
+	for s.err == nil && (!s.ended || len(s.running)+len(s.waiting) > 0) {
+		s.changed.Wait()
+	}
+	for _, id := range s.subs { // the loop's no more
+		if id.exists() {
+			s.replies = append(s.replies, reply{kind: 'e', ready: true, id: id})
 		}
-		s.mu.Lock()
-	}
-	if len(s.kept) == 0 {
-		s.mu.Unlock()
-		return s.readLine()
-	}
-	in := s.kept[0]
-	if s.kept, s.keptN = s.kept[1:], s.keptN-in.cost(); s.pending[in.id] == in {
-		delete(s.pending, in.id)
-	}
-	s.mu.Unlock()
-	return *in
-}
-
-// finish ends the subscriptions open and writes every reply owed, and
-// returns err, or the error that ended writing. The loop or a signal
-// calls it, once the loop writes nothing more: the first one finishes.
-func (s *server) finish(err error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, id := range s.subs {
-		if !id.exists() {
-			continue
-		}
-		s.writeReply(id, obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, id}}}}, nil)
-		s.out.WriteByte('\n')
 	}
 	s.subs = nil
-	if ferr := s.out.Flush(); ferr != nil {
-		return ferr
-	}
-	return err
-}
-
-// writeFailed returns the error that ended writing, if any: bufio.Writer
-// keeps its first error, and every later Write returns it.
-func (s *server) writeFailed() error {
-	_, err := s.out.Write(nil)
-	return err
-}
-
-// Read is what the line reader reads through: for the loop, it writes
-// the replies owed first, so that an interactive client gets each reply
-// at once while pipelined requests are answered in batches; for
-// readAhead, it only reads.
-func (s *server) Read(p []byte) (n int, err error) {
-	s.mu.Lock()
-	ahead := s.reading
 	s.mu.Unlock()
-	if ahead {
-		return s.r.Read(p)
+	s.drain()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.err == nil && (s.pen || len(s.replies) > 0) {
+		s.changed.Wait()
 	}
-	if werr := s.await(func() { n, err = s.r.Read(p) }); werr != nil {
-		return 0, werr
-	}
-	return n, err
-}
-
-// await writes the replies owed, then waits by wait, unless a signal
-// asked the loop to stop (errStopped).
-func (s *server) await(wait func()) error {
-	if err := s.out.Flush(); err != nil {
-		return err
-	}
-	if s.waiting.Store(true); s.stopping.Load() {
+	switch {
+	case s.err != nil:
+		return s.err
+	case s.stopping:
 		return errStopped
-	}
-	wait()
-	if s.waiting.Store(false); s.stopping.Load() {
-		return errStopped
+	case s.in.err != io.EOF:
+		return s.in.err // the loop has ended
 	}
 	return nil
 }
 
+// loop answers lines in order until the input ends, reading fails or a
+// signal stops it, or until the call it runs is handed off (see tick).
+func (s *server) loop() {
+	for !s.full || s.room() {
+		if s.cur.msg.exists() {
+			if s.step() {
+				return
+			}
+			continue
+		}
+		line, tooLong, err := s.in.next()
+		if err != nil {
+			s.mu.Lock()
+			s.ended = true
+			s.changed.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		s.cur = s.parse(line, tooLong)
+	}
+}
+
+// room writes what is ready, then waits while replies and calls waiting
+// still hold maxHeld, for calls to return; it reports whether the loop
+// goes on: not once writing failed. The loop asks only when owe or start
+// found it full.
+func (s *server) room() bool {
+	s.full = false
+	s.drain()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held >= maxHeld {
+		s.log.notice("mcp: reading paused while replies wait: %d held", len(s.replies)+len(s.waiting))
+	}
+	for s.held >= maxHeld && s.err == nil {
+		s.changed.Wait()
+	}
+	return s.err == nil
+}
+
+// read is how the loop reads standard input, r: the one place it waits
+// for input, so it writes what is ready first, and a signal that comes
+// meanwhile stops mcp at once (see stopNow); input read after it is
+// dropped.
+func (s *server) read(r io.Reader, p []byte) (int, error) {
+	s.drain()
+	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return 0, errStopped
+	}
+	s.idle = true
+	s.mu.Unlock()
+	n, err := r.Read(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle = false; s.stopping {
+		return 0, errStopped
+	}
+	return n, err
+}
+
+// stopNow is the first signal: every call's context ends; a loop waiting
+// for input ends at once, else after the lines already read.
+func (s *server) stopNow() {
+	s.stop(errStopped)
+	s.mu.Lock()
+	s.stopping, s.ended = true, s.ended || s.idle
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+// owe adds r to what is owed, with the cost it holds until written, and
+// notes whether the loop must wait for room (see room): once writing
+// failed, or past maxHeld, or past drainEvery replies, as a batch of
+// millions of errors would hold them all before the next read.
+func (s *server) owe(r reply) {
+	s.mu.Lock()
+	s.replies, s.held = append(s.replies, r), s.held+r.cost
+	s.full = s.held >= maxHeld || s.err != nil || len(s.replies) >= drainEvery
+	s.mu.Unlock()
+}
+
+// drainEvery is how many replies the loop owes at most before it writes
+// them (see owe).
+const drainEvery = 1024
+
+// drain writes what is ready, in order, and flushes: notifications, then
+// each reply whose turn has come (see due). Whoever makes output ready
+// calls it: the loop before it reads, a call that returns on its own
+// goroutine, a tool's progress. One at a time writes, holding the pen,
+// never mu; it writes too what others made ready meanwhile.
+func (s *server) drain() {
+	s.mu.Lock()
+	if s.pen {
+		s.again = true
+		s.mu.Unlock()
+		return
+	}
+	s.pen = true
+	for {
+		s.again = false
+		n := s.due()
+		s.mu.Unlock()
+		for _, note := range s.taken.notes {
+			s.out.Write(note)
+		}
+		for _, r := range s.taken.replies {
+			s.taken.opened = s.writeOne(r, s.taken.opened)
+		}
+		clear(s.taken.replies)
+		if n == 0 {
+			s.out.Flush()
+		}
+		_, err := s.out.Write(nil) // the first error writing, if any
+		s.mu.Lock()
+		if s.err = cmp.Or(s.err, err); n == 0 && !s.again || s.err != nil {
+			break
+		}
+	}
+	s.pen = false
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+// due takes, with mu held, the notifications to write (none inside a
+// batch's array, which is one line) and the replies ready to be written,
+// and returns how many.
+func (s *server) due() int {
+	t := &s.taken
+	if t.notes = t.notes[:0]; t.opened < 0 {
+		t.notes, s.notes = append(t.notes, s.notes...), s.notes[:0]
+	}
+	n := 0
+	for n < len(s.replies) && s.replies[n].ready && (n == 0 || s.replies[n-1].kind != ']' || len(s.notes) == 0) {
+		s.held -= s.replies[n].cost
+		n++
+	}
+	t.replies = append(t.replies[:0], s.replies[:n]...)
+	rest := copy(s.replies, s.replies[n:]) // most often none: replies keeps its room
+	clear(s.replies[rest:])
+	s.replies, s.written = s.replies[:rest], s.written+n
+	return n + len(t.notes)
+}
+
+// writeOne writes r, given how many replies the batch array being
+// written has, -1 if none, and returns that after r.
+func (s *server) writeOne(r reply, opened int) int {
+	w := s.out
+	switch r.kind {
+	case '[':
+		return 0
+	case ']':
+		if opened > 0 {
+			w.WriteString("]\n")
+		}
+		return -1
+	case 'a':
+		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
+			{"params", obj{{"_meta", obj{{metaSubscriptionID, r.id}}}, {"notifications", obj{}}}}})
+	case 'e':
+		s.writeReply(r.id, obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, r.id}}}}, nil)
+	case 'r':
+		if opened >= 0 {
+			w.WriteByte("[,"[min(opened, 1)])
+			s.writeReply(r.id, r.result, r.err)
+			return opened + 1
+		}
+		s.writeReply(r.id, r.result, r.err)
+	default:
+		return opened
+	}
+	w.WriteByte('\n')
+	return opened
+}
+
 // serveUntilStopped serves on a goroutine of its own, and returns the exit
 // status and why the server stopped: the end of input, a failure, or
-// signals, which it is the one place to receive. The first signal cancels
-// the tool running, if any.
+// signals, which it is the one place to receive: the first stops mcp
+// gracefully (see stopNow), a second at once.
 func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) {
 	done := make(chan error, 1)
 	go func() { done <- s.serve() }()
@@ -324,179 +454,214 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 				return 128 + int(first.(syscall.Signal)), first.String() + ", then " + sig.String()
 			}
 			first = sig
-			if s.stopping.Store(true); s.waiting.Load() {
-				s.finish(nil) // the loop waits, and will not write again
-				return 0, sig.String()
-			}
-			s.mu.Lock()
-			if s.call != nil {
-				s.call.cancel(errStopped)
-			}
-			s.mu.Unlock()
+			s.stopNow()
 		}
 	}
 }
 
-// ==== Tools that take time ====
+// ==== Calls: tools, and resources read by a function ====
 
-// toolCall is a call of a tool: its result, and the context it runs in,
-// which ends when the client cancels the request or a signal stops mcp.
-// Without a time limit or a progress token, it is the call's one
-// allocation, and it makes its channel only when asked for it: a
-// context.WithCancel for each call took the bench's peak RSS to 2.6x
-// limit's, past its floor of 2x.
+// toolCall is a call of a tool, or a read of a resource by its function:
+// the request, what it runs, its place in the order of replies, its
+// context, and what its tool adds to its result.
 type toolCall struct {
-	toolResult
-	done     chan struct{} // made by Done, closed by cancel,
-	ended    bool          // the context ended,
-	byClient bool          // for the client's cancellation: these three under contexts
-	returned bool          // the tool returned: it reports no more progress
+	id         value     // the request's
+	tool       *tool     // a tool's call,
+	res        *resource // or a resource's read;
+	args       value     // the call's arguments, or the URI read
+	token      value     // the progress token, if progress is sent
+	start      time.Time // when it was read, for the log
+	place      int       // its reply's place (see owe)
+	cost       int       // what it holds: its arguments' bytes and keptCost
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	handedOff  bool       // under the server's mu: the loop ran it, and went on without it;
+	dropped    bool       // or, waiting, the client cancelled it
+	mu         sync.Mutex // guards what follows: a tool may add to its result from any goroutine
+	toolResult            // its result, if a tool's
+	returned   bool       // run returned: nothing more is added, no progress sent
 }
 
-// contexts guards every toolCall's done, ended and byClient: one mutex,
-// not one in each, keeps a toolCall in 48 bytes; a context is seldom
-// asked more than once.
-var contexts sync.Mutex
-
-// Deadline, Done, Err and Value make a toolCall a context.Context.
-func (c *toolCall) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *toolCall) Value(any) any               { return nil }
-func (c *toolCall) Done() <-chan struct{} {
-	contexts.Lock()
-	defer contexts.Unlock()
-	if c.done == nil {
-		if c.done = make(chan struct{}); c.ended {
-			close(c.done)
-		}
-	}
-	return c.done
-}
-func (c *toolCall) Err() error {
-	contexts.Lock()
-	defer contexts.Unlock()
-	if c.ended {
-		return context.Canceled
-	}
-	return nil
-}
-
-// cancel ends c's context, for cause (errStopped or errClientCancelled),
-// unless it has ended.
-func (c *toolCall) cancel(cause error) {
-	contexts.Lock()
-	defer contexts.Unlock()
-	if !c.ended {
-		if c.ended, c.byClient = true, cause == errClientCancelled; c.done != nil {
-			close(c.done)
-		}
-	}
-}
-
-// The causes of a tool's context's end that are not a signal.
+// The causes of a call's context's end that are not a signal.
 var (
 	errClientCancelled = errors.New("cancelled by the client")
 	errTimedOut        = errors.New("time limit passed")
 )
 
-// readAheadAfter is how often the timer ticks while tools run: a tool
-// running at two ticks in a row has readAhead read for it. A call that
-// ends sooner costs no other goroutine and no timer of its own: a run
-// of them shares the ticks.
-const readAheadAfter = time.Millisecond
-
-// maxKept is how many bytes readAhead keeps while a tool runs, each line
-// counted with keptCost; then it waits for the tool to return.
-const maxKept = 16 << 20
-
-// keptCost is about what a line kept costs beyond its bytes and its
-// id's: its input, and its places in kept and pending. Counted (see
-// cost), it holds a run of short lines to maxKept as it holds long ones
-// (TestReadAheadBound).
-const keptCost = 128
-
-// cost is what keeping in costs, as maxKept counts it.
-func (in *input) cost() int { return len(in.line) + len(in.id) + keptCost }
-
-// runTool runs t with in (see run) and returns its result; its progress
-// is written as it comes, if req asked for it. The client's cancellation
-// is errCancelled: no reply.
-func (s *server) runTool(t *tool, in arguments, req request) (any, *rpcError) {
-	c := &toolCall{toolResult: toolResult{modern: req.modern, noAudio: !req.modern && s.agreed == "2024-11-05"}}
-	in.tool, in.call = t, c
-	if token := req.meta.get("progressToken"); !s.batch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
-		last := math.Inf(-1) // the progress last sent
-		in.report = func(done, total float64, message string) { s.report(c, token, &last, done, total, message) }
+// start gives c, a call, its place in the order of replies and runs it:
+// here, on the loop's goroutine, if fewer than maxCalls run, none waits
+// and its cost fits (or none runs), else on its own goroutine once there
+// is room (see finished). It reports whether the loop went on without it.
+func (s *server) start(c *toolCall) (handedOff bool) {
+	if s.shared == nil || s.shared.Err() != nil {
+		s.shared, s.unshare = context.WithCancelCause(s.ctx)
 	}
-	text, err := s.run(c, req, t.timeout, t.run, in)
-	switch {
-	case err == errClientCancelled:
-		return nil, errCancelled
-	case err == errTimedOut:
-		err = fmt.Errorf("tool %s did not finish within its time limit of %v", t.name, t.timeout)
-	}
-	if t.output != nil && err == nil {
-		m := c.extended()
-		var fault string
-		if m.structured, fault = checkOutput(t, m.fields); fault != "" {
-			err = errors.New(fault)
-		} else if text == "" {
-			text = quote(m.structured)
-		}
-	}
-	if c.text, c.isError = text, err != nil; err != nil {
-		c.text, c.extras = err.Error(), nil
-	}
-	return &c.toolResult, nil
-}
-
-// run calls fn with in, on the loop's goroutine, in c, a context that
-// ends when the client cancels req (then the error is
-// errClientCancelled), when a signal stops mcp, or when timeout (if not
-// 0) passes (errTimedOut); from readAheadAfter on, readAhead reads what
-// comes meanwhile.
-func (s *server) run(c *toolCall, req request, timeout time.Duration, fn func(context.Context, arguments) (string, error), in arguments) (string, error) {
-	var ctx context.Context = c
-	if timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, timeout, errTimedOut)
-		defer stop()
-	}
-	if s.inPlace { // readAhead may read over it
-		s.copied = append(s.copied[:0], s.doc.line...)
-		s.doc.line, s.inPlace = s.copied, false
-	}
+	c.ctx, c.cancel = s.shared, s.unshare
 	s.mu.Lock()
-	if s.call, s.callID, s.calls = c, req.id, s.calls+1; !s.ticking && !s.reading {
+	s.replies = append(s.replies, reply{kind: 'r', id: c.id})
+	if c.place = s.written + len(s.replies) - 1; !s.fits(c) {
+		c.ctx, c.cancel = context.WithCancelCause(s.ctx)
+		s.waiting, s.held, s.index[c.id.key()] = append(s.waiting, c), s.held+c.cost, c
+		s.full = s.held >= maxHeld || s.err != nil
+		s.mu.Unlock()
+		return false
+	}
+	s.running, s.cost, s.inline = append(s.running, c), s.cost+c.cost, c
+	if !s.ticking {
 		s.ticking = true
 		s.timer.Reset(readAheadAfter)
 	}
 	s.mu.Unlock()
-	if s.stopping.Load() {
-		c.cancel(errStopped)
-	}
-	defer func() { // also when the tool panics
-		s.mu.Lock()
-		s.call, c.returned = nil, true
-		s.room.Broadcast()
-		s.mu.Unlock()
-	}()
-	text, err := fn(ctx, in)
-	switch {
-	case c.Err() != nil && c.byClient:
-		return "", errClientCancelled
-	case context.Cause(ctx) == errTimedOut:
-		return "", errTimedOut
-	}
-	return text, err
+	return s.run(c)
 }
 
-// report writes c's progress notification for token at once, if done is
-// past the last and c has not returned. A tool may call it from any
-// goroutine.
-func (s *server) report(c *toolCall, token value, last *float64, done, total float64, message string) {
+// fits reports, with mu held, whether c may run now (see start).
+func (s *server) fits(c *toolCall) bool {
+	return len(s.waiting) == 0 && len(s.running) < maxCalls && (len(s.running) == 0 || s.cost+c.cost <= maxHeld)
+}
+
+// method is the method of c's request.
+func (c *toolCall) method() string {
+	if c.tool != nil {
+		return "tools/call"
+	}
+	return "resources/read"
+}
+
+// run runs c in its context, which ends when the client cancels it, a
+// signal stops mcp or its tool's time limit passes; then it puts c's
+// reply in its place (none if the client cancelled it), logs it, and
+// starts the calls waiting that now fit. It reports whether the loop went
+// on without it, if the loop ran it.
+func (s *server) run(c *toolCall) (handedOff bool) {
+	ctx := c.ctx
+	if c.tool != nil && c.tool.timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
+		defer stop()
+	}
+	result, err := s.outcome(c, ctx) // a tool's sets c.returned (see call)
+	cause := context.Cause(ctx)
+	switch {
+	case cause == errClientCancelled:
+		result, err = nil, errCancelled
+	case cause == errTimedOut && c.tool != nil:
+		c.text, c.isError, c.extras = fmt.Sprintf("tool %s did not finish within its time limit of %v", c.tool.name, c.tool.timeout), true, nil
+	}
+	s.mu.Lock()
+	r := &s.replies[c.place-s.written]
+	r.ready, r.result, r.err, r.cost, s.held = true, result, err, c.cost, s.held+c.cost
+	if err == errCancelled {
+		r.kind = 0
+	}
+	i := slices.Index(s.running, c)
+	s.running, s.cost = slices.Delete(s.running, i, i+1), s.cost-c.cost
+	for len(s.waiting) > 0 {
+		w := s.waiting[0]
+		if !w.dropped && (len(s.running) == maxCalls || len(s.running) > 0 && s.cost+w.cost > maxHeld) {
+			break
+		}
+		if s.waiting = s.waiting[1:]; w.dropped {
+			continue
+		}
+		if s.held -= w.cost; s.index[w.id.key()] == w {
+			delete(s.index, w.id.key())
+		}
+		s.running, s.cost = append(s.running, w), s.cost+w.cost
+		go s.run(w)
+	}
+	shared := !c.handedOff && s.inline == c
+	if handedOff = c.handedOff; shared {
+		s.inline = nil
+	} else {
+		s.changed.Broadcast()
+	}
+	s.mu.Unlock()
+	if !shared {
+		c.cancel(nil) // what the tool started sees it end
+		s.drain()
+	}
+	if s.log != nil {
+		s.logged(c.method(), c.id, c.start, result, err)
+	}
+	return handedOff
+}
+
+// outcome runs c's tool or read in ctx, and returns its reply's result
+// or error: a panic is Internal error, and the session goes on.
+func (s *server) outcome(c *toolCall, ctx context.Context) (result any, err *rpcError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, errInternal
+			s.log.printf("mcp: panic in %s: %s", quoteText(c.method()), quoteText(fmt.Sprint(p)))
+		}
+	}()
+	if c.res != nil {
+		return c.read(ctx)
+	}
+	var report func(done, total float64, message string)
+	if c.token.exists() {
+		last := math.Inf(-1) // the progress last sent
+		report = func(done, total float64, message string) { s.report(c, c.token, &last, done, total, message) }
+	}
+	return c.call(ctx, report)
+}
+
+// tick runs every readAheadAfter while the loop runs calls: when the loop
+// runs the call it ran at the last tick, a goroutine of its own takes the
+// loop on, so that a call running long holds up no line after it, and
+// the replies before it are written; the call's goroutine finishes it.
+func (s *server) tick() {
+	s.mu.Lock()
+	switch c := s.inline; {
+	case c == nil:
+		s.ticking, s.seen = false, nil
+		s.mu.Unlock()
+		return
+	case c == s.seen:
+		c.handedOff, s.inline, s.seen, s.shared = true, nil, nil, nil // c keeps its context
+		go s.loop()
+		defer s.drain() // the replies before c
+	default:
+		s.seen = c
+	}
+	s.timer.Reset(readAheadAfter)
+	s.mu.Unlock()
+}
+
+// cancelCall acts on the client's cancellation of the request whose id
+// has key: a call running sees its context end; one waiting for room is
+// dropped, with no reply. It reports whether one did.
+func (s *server) cancelCall(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.returned || done <= *last {
+	for _, c := range s.running {
+		if c.id.key() == key {
+			c.cancel(errClientCancelled)
+			return true
+		}
+	}
+	c := s.index[key]
+	if c == nil {
+		return false
+	}
+	delete(s.index, key)
+	c.dropped = true // and left in waiting, which passes it by
+	s.replies[c.place-s.written] = reply{ready: true}
+	s.held -= c.cost
+	s.changed.Broadcast()
+	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
+	return true
+}
+
+// report sends c's progress for token at once, if done is past the last,
+// both numbers are ones JSON can write, and c has neither returned nor
+// been cancelled. A tool may call it from any goroutine.
+func (s *server) report(c *toolCall, token value, last *float64, done, total float64, message string) {
+	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
+	c.mu.Lock()
+	if c.returned || c.ctx.Err() != nil || done <= *last || !finite(done) || !finite(total) {
+		c.mu.Unlock()
 		return
 	}
 	*last = done
@@ -507,121 +672,72 @@ func (s *server) report(c *toolCall, token value, last *float64, done, total flo
 	if message != "" {
 		params = append(params, member{"message", message})
 	}
-	writeJSON(s.out, obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}})
-	s.out.WriteByte('\n')
-	s.out.Flush()
-}
-
-// tick starts readAhead if the tool running ran at the last tick too, and
-// ticks on while tools run, unless readAhead holds in.
-func (s *server) tick() {
+	note := quote(obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}}) + "\n"
 	s.mu.Lock()
-	start := s.call != nil && s.calls == s.seen && !s.reading
-	s.reading = s.reading || start
-	if s.ticking = !s.reading && (s.call != nil || s.calls != s.seen); s.ticking {
-		s.timer.Reset(readAheadAfter)
-	}
-	s.seen = s.calls
+	s.notes = append(s.notes, []byte(note)) // before c returns, and so before its reply
 	s.mu.Unlock()
-	if start {
-		s.readAhead()
-	}
+	c.mu.Unlock()
+	s.drain()
 }
 
-// readAhead holds in while tools run, so that a cancellation takes
-// effect at once: it reads lines and keeps them (see keep), pausing while
-// maxKept bytes are kept, until it has read one once no tool runs, or the
-// input ends.
-func (s *server) readAhead() {
-	var peek doc
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		if s.call != nil && s.keptN >= maxKept {
-			s.log.printf("mcp: reading paused while a tool runs: %d lines kept", len(s.kept))
-		}
-		for s.call != nil && s.keptN >= maxKept {
-			s.room.Wait()
-		}
-		if s.call == nil {
-			s.reading = false
-			s.room.Broadcast()
-			return
-		}
-		s.mu.Unlock()
-		in := s.readLine()
-		if in.inPlace {
-			in.line, in.inPlace = bytes.Clone(in.line), false
-		}
-		s.mu.Lock()
-		s.keep(&peek, &in)
-		if s.room.Broadcast(); in.err != nil {
-			s.reading = false
-			return
-		}
-	}
+// lineReader reads lines, each in bytes of its own that nothing read
+// later overwrites: what each read returns is copied to a slice of its
+// size, which the lines in it share; a line that spans reads is joined.
+type lineReader struct {
+	read    func([]byte) (int, error)
+	max     int    // the longest line returned
+	buf     []byte // read into
+	chunk   []byte // read, and not yet returned
+	started bool   // a line was returned: no byte order mark is skipped now
+	err     error  // what ended reading: io.EOF at the end
 }
 
-// keep keeps in, with s.mu held, to answer next. A cancellation of the
-// running request cancels it; one of a request kept drops that.
-func (s *server) keep(peek *doc, in *input) {
-	if msg, _, ok := peek.parse(in.line); ok && !in.tooLong && msg.kind() == '{' {
-		switch id, method := msg.get("id"), msg.get("method"); {
-		case !method.is("notifications/cancelled"):
-			if in.id = id.key(); in.id != "" && method.exists() {
-				s.pending[in.id] = in
-			}
-		case !id.exists():
-			target := msg.get("params").get("requestId").key()
-			if s.call != nil && target != "" && target == s.callID.key() {
-				s.call.cancel(errClientCancelled)
-			} else if p := s.pending[target]; p != nil {
-				p.dropped = true
-			}
-		}
-	}
-	s.kept, s.keptN = append(s.kept, in), s.keptN+in.cost()
-}
-
-// readLine returns the next line without its "\n" or "\r\n", a last one
+// next returns the next line without its "\n" or "\r\n", a last one
 // without "\n" too, then io.EOF: the end of input is the end, though a
-// terminal could be read again after Ctrl-D. A line that fits the input
-// buffer is returned in place, valid until the next call; a longer one is
-// joined from copies of its pieces; one over the limit is dropped as it is
-// read, never held whole, and reported as tooLong. A byte order mark
-// leading the input is skipped.
-func (s *server) readLine() input {
-	if s.ended {
-		return input{err: io.EOF}
-	}
+// terminal could be read again after Ctrl-D. A line over the limit is
+// dropped as it is read, never held whole, and reported as tooLong. A
+// byte order mark leading the input is skipped.
+func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	var pieces [][]byte
-	size := 0 // bytes of the line before line
-	line, err := []byte(nil), error(nil)
+	size := 0 // bytes of the line before chunk
 	for {
-		line, err = s.in.ReadSlice('\n')
-		if !s.started {
-			line, s.started = bytes.TrimPrefix(line, []byte("\uFEFF")), true
-		}
-		if err != bufio.ErrBufferFull {
+		if i := bytes.IndexByte(lr.chunk, '\n'); i >= 0 {
+			line, lr.chunk = lr.chunk[:i], lr.chunk[i+1:]
 			break
 		}
-		if size += len(line); size-1 <= s.max { // its last byte may be the "\r" of "\r\n"
-			pieces = append(pieces, bytes.Clone(line))
+		if size += len(lr.chunk); size <= lr.max+1 { // its last byte may be the "\r" of "\r\n"
+			pieces = append(pieces, lr.chunk)
 		} else {
 			pieces = nil
 		}
-	}
-	if s.ended = err == io.EOF; err != nil && (!s.ended || size+len(line) == 0) {
-		return input{err: err}
+		if lr.chunk = nil; lr.err != nil {
+			if lr.err != io.EOF || size == 0 {
+				return nil, false, lr.err
+			}
+			break
+		}
+		n, err := lr.read(lr.buf)
+		read := lr.buf[:n]
+		if size > lr.max+1 { // dropped: what comes before its end needs no copy
+			end := bytes.IndexByte(read, '\n')
+			if end < 0 {
+				end = len(read)
+			}
+			size, read = size+end, read[end:]
+		}
+		lr.chunk, lr.err = bytes.Clone(read), err
 	}
 	switch {
-	case size > 0 && pieces == nil:
-		return input{tooLong: true}
+	case size > lr.max+1:
+		return nil, true, nil
 	case size > 0:
 		line = bytes.Join(append(pieces, line), nil)
 	}
-	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	return input{line: line, inPlace: size == 0, tooLong: len(line) > s.max}
+	if !lr.started {
+		line, lr.started = bytes.TrimPrefix(line, []byte("\uFEFF")), true
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, len(line) > lr.max, nil
 }
 
 // ==== Standard I/O, and the log ====
@@ -665,6 +781,7 @@ func (w retryWriter) Write(p []byte) (int, error) {
 // the next line that gets out. A nil logger logs nothing.
 type logger struct {
 	lines   chan string
+	notices chan string // the few lines that must not be dropped (see notice)
 	dropped atomic.Int64
 	stop    chan string // the last line, from close
 	done    chan struct{}
@@ -672,7 +789,7 @@ type logger struct {
 
 // newLogger starts a logger that writes to w.
 func newLogger(w io.Writer) *logger {
-	l := &logger{lines: make(chan string, 1024), stop: make(chan string), done: make(chan struct{})}
+	l := &logger{lines: make(chan string, 1024), notices: make(chan string, 1), stop: make(chan string), done: make(chan struct{})}
 	go l.run(w)
 	return l
 }
@@ -695,6 +812,8 @@ func (l *logger) run(w io.Writer) {
 		select {
 		case line := <-l.lines:
 			write(line)
+		case line := <-l.notices:
+			write(line)
 		case last := <-l.stop:
 			for hurry := time.Now().Add(time.Second / 2); len(l.lines) > 0; {
 				if line := <-l.lines; time.Now().Before(hurry) {
@@ -716,6 +835,20 @@ func (l *logger) printf(format string, a ...any) {
 	}
 	select {
 	case l.lines <- fmt.Sprintf(format, a...) + "\n":
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// notice queues a line where a full queue does not drop it: that reading
+// paused, which the loop says at most once a pause. One notice waiting
+// is enough: a second is dropped.
+func (l *logger) notice(format string, a ...any) {
+	if l == nil {
+		return
+	}
+	select {
+	case l.notices <- fmt.Sprintf(format, a...) + "\n":
 	default:
 		l.dropped.Add(1)
 	}

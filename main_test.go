@@ -156,6 +156,7 @@ var testCatalogues = map[string][]tool{
 	"demo":     demoTools,
 	"bad kind": {{name: "x", args: []arg{{name: "n", kind: "integr"}}, run: demoTools[0].run}},
 	"slow":     slowCatalogue,
+	"loop":     loopCatalogue,
 	"kinds":    kindsCatalogue,
 }
 
@@ -319,6 +320,96 @@ func schemaFault(version, method string, result map[string]any) string {
 	}
 	return ""
 }
+
+// loopCatalogue is TestServeLoop's: tools that meet other calls, say on
+// stderr that they started, keep their arguments past their return, add
+// to their result from many goroutines, report progress JSON cannot
+// write, read standard input, and flood standard output with progress.
+var loopCatalogue = []tool{
+	{name: "meet", description: "Wait until n calls have come", args: []arg{{name: "n", kind: "integer"}}, timeout: 10 * time.Second,
+		run: func(ctx context.Context, in arguments) (string, error) {
+			meeting.Lock()
+			if meeting.all == nil {
+				meeting.all = make(chan struct{})
+			}
+			all := meeting.all
+			if meeting.n++; meeting.n == in.integer("n") {
+				close(all)
+			}
+			meeting.Unlock()
+			select {
+			case <-all:
+				return "met", nil
+			case <-ctx.Done():
+				return "", context.Cause(ctx)
+			}
+		}},
+	{name: "announce", description: "Say so on stderr, then wait for the context", args: []arg{{name: "text", kind: "string"}},
+		timeout: 10 * time.Second, run: func(ctx context.Context, in arguments) (string, error) {
+			fmt.Fprintln(os.Stderr, "started", in.text("text"))
+			<-ctx.Done()
+			fmt.Fprintln(os.Stderr, "ended:", context.Cause(ctx))
+			return "", context.Cause(ctx)
+		}},
+	{name: "later", description: "Read the text after returning", args: []arg{{name: "text", kind: "string"}},
+		run: func(_ context.Context, in arguments) (string, error) {
+			go func() { <-release; kept <- in.text("text") }()
+			return "later", nil
+		}},
+	{name: "check", description: "Return what later read", run: func(context.Context, arguments) (string, error) {
+		close(release)
+		return <-kept, nil
+	}},
+	{name: "many", description: "Attach 1,000 items from each of 16 goroutines", output: []arg{{name: "n", kind: "integer"}},
+		run: func(_ context.Context, in arguments) (string, error) {
+			var wg sync.WaitGroup
+			for range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 1000 {
+						in.attach([]byte{1}, "image/png")
+					}
+					in.output("n", 16000)
+				}()
+			}
+			wg.Wait()
+			go func() { in.attach([]byte{2}, "image/png"); in.output("n", 0) }() // after: ignored
+			return "", nil
+		}},
+	{name: "nan", description: "Report progress JSON cannot write", run: func(_ context.Context, in arguments) (string, error) {
+		in.progress(math.NaN(), 0, "")
+		in.progress(1, math.Inf(1), "")
+		in.progress(math.Inf(1), 0, "")
+		in.progress(2, 0, "sent")
+		in.progress(3, 0, "") // 3/0: the total is left out
+		return "reported", nil
+	}},
+	{name: "stdin", description: "Read standard input", run: func(context.Context, arguments) (string, error) {
+		b, err := io.ReadAll(os.Stdin)
+		return fmt.Sprintf("%d bytes", len(b)), err
+	}},
+	{name: "flood", description: "Report progress until cancelled", run: func(ctx context.Context, in arguments) (string, error) {
+		fmt.Fprintln(os.Stderr, "flooding")
+		for i := 1.0; ctx.Err() == nil; i++ {
+			in.progress(i, 0, strings.Repeat("f", 64<<10))
+		}
+		return "", ctx.Err()
+	}},
+	demoTools[1],
+}
+
+// meeting, release and kept are loopCatalogue's tools' state: meet's
+// meeting place, and what check has later read.
+var (
+	meeting struct {
+		sync.Mutex
+		n   int
+		all chan struct{}
+	}
+	release = make(chan struct{})
+	kept    = make(chan string)
+)
 
 // slowCatalogue is TestSlowTools': tools that wait for their context,
 // outlast their time limit, report progress, and print.
@@ -2723,9 +2814,15 @@ func TestSlowTools(t *testing.T) {
 	})
 	t.Run("cancelled before its turn", func(t *testing.T) {
 		c := start(t, "-v")
-		send(c, slowCall("1", "block", "{}", `"b"`))
-		expect(t, c, started)
-		send(c, echoCall(`"two"`, `"x"`)+"\n", cancel(`"two"`), echoCall("2", `"kept"`)+"\n", cancel("1"), pingLine+"\n")
+		for i := range maxCalls { // every place to run taken
+			send(c, slowCall(strconv.Itoa(i), "block", "{}", `"b"`))
+			expect(t, c, started)
+		}
+		send(c, echoCall(`"two"`, `"x"`)+"\n", cancel(`"two"`), echoCall("2", `"kept"`)+"\n")
+		for i := range maxCalls {
+			send(c, cancel(strconv.Itoa(i)))
+		}
+		send(c, pingLine+"\n")
 		expect(t, c, textReply("2", "kept")) // "two" dropped; the id 2 is another
 		expect(t, c, pingReply)
 		send(c, cancel("2"), pingLine+"\n") // answered already: ignored
@@ -2741,7 +2838,7 @@ func TestSlowTools(t *testing.T) {
 		send(c, slowCall("1", "block", "{}", `"b"`))
 		expect(t, c, started)
 		c.cmd.Process.Signal(syscall.SIGTERM)
-		expect(t, c, toolError("1", "context canceled"))
+		expect(t, c, toolError("1", "stopped by a signal"))
 		if out, st := c.finish(t); len(out) > 0 || st.ExitCode() != 0 {
 			t.Errorf("exit %v, then %q; want exit 0", st, out)
 		}
@@ -2759,11 +2856,20 @@ func TestSlowTools(t *testing.T) {
 		expect(t, c, progressLine("7", `2,"total":3,"message":"halfway"`))
 		expect(t, c, progressLine("7", `3`))
 		send(c, cancel("1"), slowCall("2", "steps", "{}", ""), slowCall("3", "steps", "{}", `"t"`))
-		expect(t, c, textReply("2", "stepped")) // no token: no progress
-		expect(t, c, progressLine(`"t"`, `1,"total":3`))
-		expect(t, c, progressLine(`"t"`, `2,"total":3,"message":"halfway"`))
-		expect(t, c, progressLine(`"t"`, `3`))
-		expect(t, c, textReply("3", "stepped"))
+		// Progress goes out when made: before 3's reply, and before or after 2's.
+		var got []string
+		for len(got) == 0 || got[len(got)-1] != textReply("3", "stepped") {
+			line, err := c.stdout.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%q, then %v", got, err)
+			}
+			got = append(got, line)
+		}
+		i := slices.Index(got, textReply("2", "stepped")) // no token: no progress
+		if got = slices.Delete(got, max(i, 0), i+1); i < 0 || !slices.Equal(got, []string{progressLine(`"t"`, `1,"total":3`),
+			progressLine(`"t"`, `2,"total":3,"message":"halfway"`), progressLine(`"t"`, `3`), textReply("3", "stepped")}) {
+			t.Errorf("got %q, and 2's reply at %d", got, i)
+		}
 		end(t, c, 0)
 	})
 	t.Run("printing", func(t *testing.T) {
@@ -2805,6 +2911,99 @@ func TestSlowTools(t *testing.T) {
 	})
 }
 
+// TestServeLoop, through the test binary as mcp with loopCatalogue: calls
+// run side by side (eight calls that each wait for all eight); a batch,
+// and a call's arguments, own their bytes whatever is read after them; a
+// cancellation inside a batch reaches the call running; progress JSON
+// cannot write is not sent; a tool's result takes what 16 goroutines add;
+// a tool reads nothing from standard input; a second signal ends mcp at
+// once while a tool's progress blocks standard output.
+func TestServeLoop(t *testing.T) {
+	t.Parallel()
+	start := func(t *testing.T) (*child, *bufio.Reader) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), catalogueEnv+"=loop")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return startCommand(t, cmd), bufio.NewReader(deadlineReader{stderr.(*os.File)})
+	}
+	await := func(t *testing.T, stderr *bufio.Reader, want string) { // a line the tool wrote on stderr
+		t.Helper()
+		if line, err := stderr.ReadString('\n'); line != want+"\n" {
+			t.Fatalf("stderr %q (%v), want %q", line, err, want)
+		}
+	}
+	finish := func(t *testing.T, c *child, want string) {
+		t.Helper()
+		c.stdin.Close()
+		if out, st := c.finish(t); string(out) != want || st.ExitCode() != 0 {
+			t.Errorf("exit %v, replies\n%s\nwant\n%s", st, clip(string(out), 2000), clip(want, 2000))
+		}
+	}
+	t.Run("side by side", func(t *testing.T) {
+		c, _ := start(t)
+		var want strings.Builder
+		for i := range 8 {
+			io.WriteString(c.stdin, slowCall(strconv.Itoa(i), "meet", `{"n":8}`, ""))
+			want.WriteString(textReply(strconv.Itoa(i), "met"))
+		}
+		finish(t, c, want.String())
+	})
+	t.Run("a batch owns its bytes", func(t *testing.T) {
+		c, stderr := start(t)
+		big := "hello" + largeText(200<<10)
+		io.WriteString(c.stdin, "["+strings.TrimSuffix(slowCall("1", "announce", `{"text":"a"}`, ""), "\n")+","+echoCall("2", `"`+big+`"`)+","+echoCall("3", `"world"`)+"]\n")
+		await(t, stderr, "started a")
+		io.WriteString(c.stdin, pingLine+"\n"+cancel("1"))
+		finish(t, c, "["+strings.TrimSuffix(textReply("2", big), "\n")+","+strings.TrimSuffix(textReply("3", "world"), "\n")+"]\n"+pingReply)
+	})
+	t.Run("arguments outlive the call", func(t *testing.T) {
+		c, _ := start(t)
+		big := largeText(3 << 20)
+		io.WriteString(c.stdin, slowCall("1", "later", `{"text":"keep this text"}`, "")+echoCall("2", `"`+big+`"`)+"\n"+slowCall("3", "check", "{}", ""))
+		finish(t, c, textReply("1", "later")+textReply("2", big)+textReply("3", "keep this text"))
+	})
+	t.Run("a cancellation in a batch", func(t *testing.T) {
+		c, stderr := start(t)
+		io.WriteString(c.stdin, "["+strings.TrimSuffix(slowCall("1", "announce", `{"text":"b"}`, ""), "\n")+","+strings.TrimSuffix(cancel("1"), "\n")+","+echoCall("2", `"x"`)+"]\n")
+		await(t, stderr, "started b")
+		await(t, stderr, "ended: cancelled by the client")
+		finish(t, c, "["+strings.TrimSuffix(textReply("2", "x"), "\n")+"]\n")
+	})
+	t.Run("progress JSON can write", func(t *testing.T) {
+		c, _ := start(t)
+		io.WriteString(c.stdin, slowCall("1", "nan", "{}", "7"))
+		finish(t, c, progressLine("7", `2,"message":"sent"`)+progressLine("7", "3")+textReply("1", "reported"))
+	})
+	t.Run("a result from many goroutines", func(t *testing.T) {
+		c, _ := start(t)
+		io.WriteString(c.stdin, slowCall("1", "many", "{}", ""))
+		want := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"n\":16000}"}` +
+			strings.Repeat(`,{"type":"image","data":"AQ==","mimeType":"image/png"}`, 16000) + `],"structuredContent":{"n":16000},"isError":false}}` + "\n"
+		finish(t, c, want)
+	})
+	t.Run("standard input is the protocol's", func(t *testing.T) {
+		c, _ := start(t)
+		io.WriteString(c.stdin, slowCall("1", "stdin", "{}", "")+pingLine+"\n")
+		finish(t, c, textReply("1", "0 bytes")+pingReply)
+	})
+	t.Run("a second signal while progress blocks output", func(t *testing.T) {
+		c, stderr := start(t)
+		io.WriteString(c.stdin, slowCall("1", "flood", "{}", `"f"`))
+		await(t, stderr, "flooding") // and stdout is never read
+		c.cmd.Process.Signal(syscall.SIGINT)
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		timer := time.AfterFunc(hangAfter, func() { c.cmd.Process.Kill() })
+		defer timer.Stop()
+		io.Copy(io.Discard, stderr)
+		if c.cmd.Wait(); !slices.Contains([]int{128 + int(syscall.SIGINT), 128 + int(syscall.SIGTERM)}, c.cmd.ProcessState.ExitCode()) {
+			t.Errorf("exit %v, want 128+SIGINT or 128+SIGTERM", c.cmd.ProcessState)
+		}
+	})
+}
+
 // modernMeta is the _meta of a 2026-07-28 request.
 const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
@@ -2821,8 +3020,8 @@ func TestReadAheadBound(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
 	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
-	if held := readmeFigure(t, `the lines waiting for a tool\s+hold (\d+) MiB`); held != maxKept>>20 {
-		t.Errorf("the README says reading pauses at %v MiB; maxKept is %d MiB", held, maxKept>>20)
+	if held := readmeFigure(t, `the lines waiting for a tool\s+hold (\d+) MiB`); held != maxHeld>>20 {
+		t.Errorf("the README says reading pauses at %v MiB; maxHeld is %d MiB", held, maxHeld>>20)
 	}
 	longID := `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 1000) + `","method":"ping"}` + "\n"
 	for _, tc := range []struct {
@@ -2868,7 +3067,7 @@ func readAheadBound(t *testing.T, line string, times, bound int) {
 	replies := make(chan string)
 	go func() { out, _ := io.ReadAll(c.stdout); replies <- string(out) }()
 	log := bufio.NewScanner(stderr)
-	for log.Scan() && !strings.Contains(log.Text(), "reading paused while a tool runs") {
+	for log.Scan() && !strings.Contains(log.Text(), "reading paused") {
 	}
 	paused, peak := log.Err() == nil && strings.Contains(log.Text(), "reading paused"), 0
 	if paused { // reading pauses: memory grows no further
@@ -2876,8 +3075,8 @@ func readAheadBound(t *testing.T, line string, times, bound int) {
 		c.cmd.Process.Signal(syscall.SIGTERM)
 	}
 	io.Copy(io.Discard, stderr) // to its end, when mcp exits: then Wait may close it
-	if out := <-replies; paused && out != toolError("1", "context canceled") {
-		t.Errorf("replies %q, want the tool's, cancelled by the signal", clip(out, 200))
+	if out := <-replies; paused && (!strings.HasPrefix(out, toolError("1", "stopped by a signal")) || !strings.HasSuffix(out, "}\n")) {
+		t.Errorf("replies %q, want the tool's, cancelled by the signal, then those to the lines read", clip(out, 200))
 	}
 	c.cmd.Wait()
 	t.Logf("%d bytes a line: peak RSS %.0f MiB, bound %.0f MiB", len(line), float64(peak)/mib, float64(bound)/mib)

@@ -73,25 +73,23 @@ func contents(r resource, uri, data string) obj {
 	return obj{{"contents", []any{item}}}
 }
 
-// readResource reads r, which matched uri with vars, as a tool runs (see
-// run): its contents, or a JSON-RPC error: an error that wraps
-// fs.ErrNotExist is "Resource not found", which names no path. In
-// 2026-07-28 the contents, which may change, are marked not to be
-// cached.
-func (s *server) readResource(r resource, uri string, vars map[string]string, req request) (any, *rpcError) {
-	read := func(ctx context.Context, _ arguments) (string, error) { return r.read(ctx, vars) }
-	data, err := s.run(&toolCall{}, req, 0, read, arguments{})
+// read calls c's resource's read function, and returns its contents, or
+// a JSON-RPC error: an error that wraps fs.ErrNotExist is "Resource not
+// found", which names no path. In 2026-07-28 the contents, which may
+// change, are marked not to be cached.
+func (c *toolCall) read(ctx context.Context) (any, *rpcError) {
+	uri := c.args.text()
+	vars, _ := match(c.res.uri, uri) // matched: see handleResourcesRead
+	data, err := c.res.read(ctx, vars)
 	switch {
-	case err == errClientCancelled:
-		return nil, errCancelled
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, notFound(uri, req.modern)
+		return nil, notFound(uri, c.modern)
 	case err != nil:
 		return nil, &rpcError{code: codeInternalError, message: "Could not read the resource: " + err.Error(), data: obj{{"uri", uri}}}
-	case req.modern:
-		return slices.Concat(obj{{"resultType", "complete"}}, contents(r, uri, data), obj{{"ttlMs", 0}, {"cacheScope", "private"}}), nil
+	case c.modern:
+		return slices.Concat(obj{{"resultType", "complete"}}, contents(*c.res, uri, data), obj{{"ttlMs", 0}, {"cacheScope", "private"}}), nil
 	}
-	return contents(r, uri, data), nil
+	return contents(*c.res, uri, data), nil
 }
 
 // notFound is the reply to a URI that names no resource: -32002 before

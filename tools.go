@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -108,25 +109,63 @@ func (in arguments) output(name string, v any) {
 	if in.call == nil || !slices.ContainsFunc(in.tool.output, func(a arg) bool { return a.name == name }) {
 		panic(fmt.Sprintf("the tool sets the output %q, which it does not declare", name))
 	}
-	m := in.call.extended()
-	m.fields = append(m.fields, member{name, v})
+	c := in.call
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.returned {
+		m := c.extended()
+		m.fields = append(m.fields, member{name, v})
+	}
 }
 
 // attach adds data, of an "image/..." or an "audio/..." MIME type, to the
 // tool's result, as an image or an audio item, written base64 after the
 // text; on 2024-11-05, which has no audio item, audio is an embedded
 // resource, "attachment://N", N its place in content. Another type panics.
+// output and attach may be called from any goroutine while run runs, and
+// do nothing once it has returned.
 func (in arguments) attach(data []byte, mimeType string) {
 	kind, _, _ := strings.Cut(mimeType, "/")
 	if kind != "image" && kind != "audio" || in.call == nil {
 		panic(fmt.Sprintf("the tool attaches %q, which is not an image or audio MIME type", mimeType))
 	}
-	m, b64 := in.call.extended(), base64.StdEncoding.EncodeToString(data)
+	b64, c := base64.StdEncoding.EncodeToString(data), in.call
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.returned {
+		return
+	}
+	m := c.extended()
 	item := obj{{"type", kind}, {"data", b64}, {"mimeType", mimeType}}
-	if kind == "audio" && in.call.noAudio {
+	if kind == "audio" && c.noAudio {
 		item = obj{{"type", "resource"}, {"resource", obj{{"uri", "attachment://" + strconv.Itoa(len(m.items)+1)}, {"mimeType", mimeType}, {"blob", b64}}}}
 	}
 	m.items = append(m.items, item)
+}
+
+// call runs c's tool, and returns its result: its text, or its error's
+// for the model to read, with what it added, if its structured output is
+// as declared, else the fault in it.
+func (c *toolCall) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
+	in, _ := bind(c.tool.args, c.args) // checked: see handleToolsCall
+	in.tool, in.call, in.report = c.tool, c, report
+	text, err := c.tool.run(ctx, in)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.returned = true
+	if c.tool.output != nil && err == nil {
+		m := c.extended()
+		var fault string
+		if m.structured, fault = checkOutput(c.tool, m.fields); fault != "" {
+			err = errors.New(fault)
+		} else if text == "" {
+			text = quote(m.structured)
+		}
+	}
+	if c.text, c.isError = text, err != nil; err != nil {
+		c.text, c.extras = err.Error(), nil
+	}
+	return &c.toolResult, nil
 }
 
 // extended returns c's extras, made on first use.
@@ -282,15 +321,15 @@ func (in arguments) index(name, kind string) int {
 // ==== Checking a call ====
 
 // check checks args (a JSON object, or none) against the tool's
-// arguments: the arguments to run it with, or its faults, all in one text.
-func (t *tool) check(args value) (in arguments, faults string) {
+// arguments: their faults, all in one text, or "".
+func (t *tool) check(args value) (faults string) {
 	in, extra := bind(t.args, args)
 	var b strings.Builder // the faults, each after "; "
 	writeFaults(&b, in, extra, "")
 	if b.Len() > 0 {
-		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
+		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
 	}
-	return in, ""
+	return ""
 }
 
 // bind returns the arguments args given in obj (a JSON object, or none),
