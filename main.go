@@ -491,7 +491,7 @@ var (
 // start gives c, a call, its place in the order of replies and runs it:
 // here, on the loop's goroutine, if fewer than maxCalls run, none waits
 // and its cost fits (or none runs), else on its own goroutine once there
-// is room (see finished). It reports whether the loop went on without it.
+// is room (see run). It reports whether the loop went on without it.
 func (s *server) start(c *toolCall) (handedOff bool) {
 	if s.shared == nil || s.shared.Err() != nil {
 		s.shared, s.unshare = context.WithCancelCause(s.ctx)
@@ -647,6 +647,7 @@ func (s *server) cancelCall(key string) bool {
 	}
 	delete(s.index, key)
 	c.dropped = true // and left in waiting, which passes it by
+	c.cancel(errClientCancelled)
 	s.replies[c.place-s.written] = reply{ready: true}
 	s.held -= c.cost
 	s.changed.Broadcast()
