@@ -2813,6 +2813,9 @@ func TestSlowTools(t *testing.T) {
 		end(t, c, 0)
 	})
 	t.Run("cancelled before its turn", func(t *testing.T) {
+		if n, held := readmeFigure(t, `up to (\d+) at once`), readmeFigure(t, `at once \(and (\d+) MiB of`); n != maxCalls || held != maxHeld>>20 {
+			t.Errorf("the README says %v calls and %v MiB run at once; maxCalls is %d, maxHeld %d MiB", n, held, maxCalls, maxHeld>>20)
+		}
 		c := start(t, "-v")
 		for i := range maxCalls { // every place to run taken
 			send(c, slowCall(strconv.Itoa(i), "block", "{}", `"b"`))
@@ -3020,7 +3023,7 @@ func TestReadAheadBound(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
 	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*mib
-	if held := readmeFigure(t, `the lines waiting for a tool\s+hold (\d+) MiB`); held != maxHeld>>20 {
+	if held := readmeFigure(t, `replies and calls waiting\s+hold (\d+) MiB`); held != maxHeld>>20 {
 		t.Errorf("the README says reading pauses at %v MiB; maxHeld is %d MiB", held, maxHeld>>20)
 	}
 	longID := `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 1000) + `","method":"ping"}` + "\n"
