@@ -160,8 +160,7 @@ type server struct {
 	cost     int                  // of this cost in all (see toolCall.cost),
 	waiting  []*toolCall          // and calls waiting for room, in order,
 	index    map[string]*toolCall // by id key
-	inline   *toolCall            // the call the loop runs itself, if any,
-	seen     *toolCall            // and the one it ran at the last tick
+	inline   *toolCall            // the call the loop runs itself, if any
 	ticking  bool                 // the timer is set
 	pen      bool                 // a goroutine writes (see drain),
 	again    bool                 // and more was made ready meanwhile
@@ -198,10 +197,11 @@ const (
 // (TestReadAheadBound).
 const keptCost = 256
 
-// readAheadAfter is how often the timer ticks while the loop runs calls:
-// a call still running at two ticks in a row is handed off (see tick). A
-// call that ends sooner costs no goroutine and no timer of its own.
-const readAheadAfter = time.Millisecond
+// handOffAfter is how often the timer ticks while the loop runs calls,
+// each tick handing off the call the loop runs (see tick): a call that
+// takes this long waits at most as long to be handed off, one of a few
+// microseconds seldom is, and calls share the ticks.
+const handOffAfter = time.Millisecond / 2
 
 // newServer returns a server that reads requests from r, writes replies
 // to w, answers lines of up to max bytes and serves the tools given.
@@ -509,7 +509,7 @@ func (s *server) start(c *toolCall) (handedOff bool) {
 	s.running, s.cost, s.inline = append(s.running, c), s.cost+c.cost, c
 	if !s.ticking {
 		s.ticking = true
-		s.timer.Reset(readAheadAfter)
+		s.timer.Reset(handOffAfter)
 	}
 	s.mu.Unlock()
 	return s.run(c)
@@ -607,26 +607,21 @@ func (s *server) outcome(c *toolCall, ctx context.Context) (result any, err *rpc
 	return c.call(ctx, report)
 }
 
-// tick runs every readAheadAfter while the loop runs calls: when the loop
-// runs the call it ran at the last tick, a goroutine of its own takes the
-// loop on, so that a call running long holds up no line after it, and
-// the replies before it are written; the call's goroutine finishes it.
+// tick runs every handOffAfter while the loop runs calls: if the loop
+// runs one, a goroutine of its own takes the loop on, so that a call
+// running long holds up no line after it, and the replies before it are
+// written; the call's goroutine finishes it.
 func (s *server) tick() {
 	s.mu.Lock()
-	switch c := s.inline; {
-	case c == nil:
-		s.ticking, s.seen = false, nil
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	c := s.inline
+	if s.ticking = c != nil; c == nil {
 		return
-	case c == s.seen:
-		c.handedOff, s.inline, s.seen, s.shared = true, nil, nil, nil // c keeps its context
-		go s.loop()
-		defer s.drain() // the replies before c
-	default:
-		s.seen = c
 	}
-	s.timer.Reset(readAheadAfter)
-	s.mu.Unlock()
+	c.handedOff, s.inline, s.shared = true, nil, nil // c keeps its context
+	go s.loop()
+	go s.drain() // the replies before c
+	s.timer.Reset(handOffAfter)
 }
 
 // cancelCall acts on the client's cancellation of the request whose id

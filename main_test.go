@@ -386,6 +386,7 @@ var loopCatalogue = []tool{
 		return "reported", nil
 	}},
 	{name: "stdin", description: "Read standard input", run: func(context.Context, arguments) (string, error) {
+		fmt.Fprintln(os.Stderr, "reading")
 		b, err := io.ReadAll(os.Stdin)
 		return fmt.Sprintf("%d bytes", len(b)), err
 	}},
@@ -2965,7 +2966,8 @@ func TestServeLoop(t *testing.T) {
 	t.Run("arguments outlive the call", func(t *testing.T) {
 		c, _ := start(t)
 		big := largeText(3 << 20)
-		io.WriteString(c.stdin, slowCall("1", "later", `{"text":"keep this text"}`, "")+echoCall("2", `"`+big+`"`)+"\n"+slowCall("3", "check", "{}", ""))
+		check := strings.Replace(slowCall("3", "check", "{}", ""), "{}", `{},"_meta":{"pad":"`+strings.Repeat("x", 200)+`"}`, 1) // over later's bytes
+		io.WriteString(c.stdin, slowCall("1", "later", `{"text":"keep this text"}`, "")+echoCall("2", `"`+big+`"`)+"\n"+check)
 		finish(t, c, textReply("1", "later")+textReply("2", big)+textReply("3", "keep this text"))
 	})
 	t.Run("a cancellation in a batch", func(t *testing.T) {
@@ -2988,8 +2990,10 @@ func TestServeLoop(t *testing.T) {
 		finish(t, c, want)
 	})
 	t.Run("standard input is the protocol's", func(t *testing.T) {
-		c, _ := start(t)
-		io.WriteString(c.stdin, slowCall("1", "stdin", "{}", "")+pingLine+"\n")
+		c, stderr := start(t)
+		io.WriteString(c.stdin, slowCall("1", "stdin", "{}", ""))
+		await(t, stderr, "reading")
+		io.WriteString(c.stdin, pingLine+"\n")
 		finish(t, c, textReply("1", "0 bytes")+pingReply)
 	})
 	t.Run("a second signal while progress blocks output", func(t *testing.T) {
@@ -3366,6 +3370,28 @@ func BenchmarkServe(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/req")
+}
+
+// BenchmarkConcurrentTools runs, each op, eight calls of a tool that
+// takes 20 ms, sent together: side by side they take about 20 ms, where
+// one after another they would take 160.
+func BenchmarkConcurrentTools(b *testing.B) {
+	catalogue := []tool{{name: "wait", description: "Wait 20 ms", run: func(ctx context.Context, _ arguments) (string, error) {
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return "waited", nil
+	}}}
+	var input strings.Builder
+	for i := range 8 {
+		input.WriteString(call(strconv.Itoa(i), "wait", "{}") + "\n")
+	}
+	for b.Loop() {
+		if err := newServer(strings.NewReader(input.String()), io.Discard, defaultMaxMessage, catalogue).serve(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkParse checks the bench's requests, one line at a time, and a
