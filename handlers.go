@@ -91,11 +91,8 @@ type line struct {
 func (s *server) parse(b []byte, tooLong bool) line {
 	var msg value
 	var at int
-	if len(s.docs) == 0 {
-		s.docs = make([]doc, 64)
-	}
-	ok, d := false, &s.docs[0]
-	if s.docs = s.docs[1:]; !tooLong {
+	ok, d := false, &doc{}
+	if !tooLong {
 		msg, at, ok = d.parse(b)
 	}
 	var err *rpcError

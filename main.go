@@ -133,7 +133,6 @@ type server struct {
 	in       *lineReader
 	full     bool                    // room must be asked for before going on (see owe)
 	cur      line                    // the line being answered, if any
-	docs     []doc                   // docs for the lines to come, made 64 at a time
 	acks     []value                 // the subscriptions it opened, acknowledged after its reply
 	agreed   string                  // the version initialize agreed, if any
 	inBatch  bool                    // a batch's element is answered: a call reports no progress
@@ -209,7 +208,7 @@ func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, index: map[string]*toolCall{}}
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
-	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 32<<10)}
+	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 64<<10)}
 	s.out, s.taken.opened = bufio.NewWriterSize(w, 64<<10), -1
 	s.changed.L = &s.mu
 	s.timer = time.AfterFunc(time.Hour, s.tick)
@@ -230,6 +229,10 @@ func (s *server) serve() error {
 	s.mu.Lock()
 	for s.err == nil && (!s.ended || len(s.running)+len(s.waiting) > 0) {
 		s.changed.Wait()
+	}
+	if s.err != nil {
+		defer s.mu.Unlock()
+		return s.err
 	}
 	for _, id := range s.subs { // the loop's no more
 		if id.exists() {
@@ -302,7 +305,7 @@ func (s *server) room() bool {
 func (s *server) read(r io.Reader, p []byte) (int, error) {
 	s.drain()
 	s.mu.Lock()
-	if s.stopping {
+	if s.stopping || s.err != nil {
 		s.mu.Unlock()
 		return 0, errStopped
 	}
@@ -362,6 +365,7 @@ func (s *server) drain() {
 		for _, note := range s.taken.notes {
 			s.out.Write(note)
 		}
+		clear(s.taken.notes)
 		for _, r := range s.taken.replies {
 			s.taken.opened = s.writeOne(r, s.taken.opened)
 		}
@@ -385,8 +389,10 @@ func (s *server) drain() {
 // and returns how many.
 func (s *server) due() int {
 	t := &s.taken
-	if t.notes = t.notes[:0]; t.opened < 0 {
-		t.notes, s.notes = append(t.notes, s.notes...), s.notes[:0]
+	if t.notes = t.notes[:0]; t.opened <= 0 { // not inside a batch's array
+		t.notes = append(t.notes, s.notes...)
+		clear(s.notes)
+		s.notes = s.notes[:0]
 	}
 	n := 0
 	for n < len(s.replies) && s.replies[n].ready && (n == 0 || s.replies[n-1].kind != ']' || len(s.notes) == 0) {
@@ -561,7 +567,7 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 		if !w.dropped && (len(s.running) == maxCalls || len(s.running) > 0 && s.cost+w.cost > maxHeld) {
 			break
 		}
-		if s.waiting = s.waiting[1:]; w.dropped {
+		if s.waiting[0], s.waiting = nil, s.waiting[1:]; w.dropped {
 			continue
 		}
 		if s.held -= w.cost; s.index[w.id.key()] == w {
@@ -592,6 +598,9 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 func (s *server) outcome(c *toolCall, ctx context.Context) (result any, err *rpcError) {
 	defer func() {
 		if p := recover(); p != nil {
+			c.mu.Lock()
+			c.returned = true // as call does when the tool returns
+			c.mu.Unlock()
 			result, err = nil, errInternal
 			s.log.printf("mcp: panic in %s: %s", quoteText(c.method()), quoteText(fmt.Sprint(p)))
 		}
@@ -641,9 +650,9 @@ func (s *server) cancelCall(key string) bool {
 		return false
 	}
 	delete(s.index, key)
-	c.dropped = true // and left in waiting, which passes it by
+	c.dropped, c.args, c.token = true, value{}, value{} // left in waiting, which passes it by, holding its line no more
 	c.cancel(errClientCancelled)
-	s.replies[c.place-s.written] = reply{ready: true}
+	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
 	s.held -= c.cost
 	s.changed.Broadcast()
 	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
@@ -668,13 +677,22 @@ func (s *server) report(c *toolCall, token value, last *float64, done, total flo
 	if message != "" {
 		params = append(params, member{"message", message})
 	}
-	note := quote(obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}}) + "\n"
+	line := []byte(quote(obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}}) + "\n")
 	s.mu.Lock()
-	s.notes = append(s.notes, []byte(note)) // before c returns, and so before its reply
+	s.notes = append(s.notes, line) // before c returns, and so before its reply
 	s.mu.Unlock()
 	c.mu.Unlock()
 	s.drain()
+	s.mu.Lock() // a tool reporting faster than the client reads waits
+	for len(s.notes) >= maxNotes && s.err == nil && c.ctx.Err() == nil {
+		s.changed.Wait()
+	}
+	s.mu.Unlock()
 }
+
+// maxNotes is how many notifications may wait to be written: past it, a
+// tool's progress waits (see report).
+const maxNotes = 64
 
 // lineReader reads lines, each in bytes of its own that nothing read
 // later overwrites: what each read returns is copied to a slice of its

@@ -2170,6 +2170,8 @@ func TestMemoryBound(t *testing.T) {
 		{"escapes echo", nil, echoCall("1", `"`+strings.Repeat(`\u0001\n`, 3*mib/2)+`"`)},
 		{"numeric id", nil, `{"jsonrpc":"2.0","id":` + strings.Repeat("7", 12*mib) + `,"method":"ping"}`},
 		{"notification", nil, `{"jsonrpc":"2.0","method":"notifications/x","params":{"text":"` + largeText(12*mib) + `"}}`},
+		{"notifications, 40 lines", nil, strings.Repeat(`{"jsonrpc":"2.0","method":"notifications/x","params":{"text":"`+largeText(2*mib)+`"}}`+"\n", 39) +
+			`{"jsonrpc":"2.0","method":"notifications/x"}`},
 		{"not JSON", nil, echoCall("1", `"`+largeText(12*mib)+`"`+"}}")},
 		{"line of [", nil, strings.Repeat("[", 12*mib)},
 		{"unknown tool name", nil, call("1", "\\n"+strings.Repeat("\xff\xfe", 5*mib), "{}")},
@@ -2976,6 +2978,17 @@ func TestServeLoop(t *testing.T) {
 		await(t, stderr, "started b")
 		await(t, stderr, "ended: cancelled by the client")
 		finish(t, c, "["+strings.TrimSuffix(textReply("2", "x"), "\n")+"]\n")
+	})
+	t.Run("progress while a batch waits", func(t *testing.T) {
+		c, stderr := start(t)
+		io.WriteString(c.stdin, "["+strings.TrimSuffix(slowCall("1", "announce", `{"text":"c"}`, ""), "\n")+"]\n")
+		await(t, stderr, "started c")
+		io.WriteString(c.stdin, slowCall("2", "nan", "{}", `"p"`))
+		if line, err := c.stdout.ReadString('\n'); line != progressLine(`"p"`, `2,"message":"sent"`) { // before the batch's reply
+			t.Fatalf("got %q (%v), want the progress", line, err)
+		}
+		io.WriteString(c.stdin, cancel("1"))
+		finish(t, c, progressLine(`"p"`, "3")+textReply("2", "reported"))
 	})
 	t.Run("progress JSON can write", func(t *testing.T) {
 		c, _ := start(t)
