@@ -10,13 +10,14 @@
 //	mcp -version
 //
 // mcp exits 0 at the end of its input, once every reply is written, and on
-// SIGINT, SIGTERM or SIGHUP, after the request in hand (a second signal:
+// SIGINT, SIGTERM or SIGHUP, once the lines read are answered (a second signal:
 // at once, with status 128+the first); 1 if standard input or output
 // fails or the catalogue of tools has a mistake; 2 on a usage error.
 package main
 
 // This file is the command: flags, the serve loop and what stops it,
-// reading lines, and the -v log. handlers.go answers each line.
+// calls that run side by side, reading lines, and the -v log.
+// handlers.go answers each line.
 
 import (
 	"bufio"
@@ -115,8 +116,8 @@ func versionLine() string {
 // running even a tool itself until the call runs long, when another
 // goroutine takes the loop on (see tick) and this one finishes the call;
 // calls run on their own goroutines too when they had to wait for room
-// (see start); the writer (see write) alone writes standard output, each
-// reply in its turn. What they share is under mu.
+// (see start); whoever makes output ready writes it, one at a time (see
+// drain), each reply in its turn. What they share is under mu.
 type server struct {
 	// Fixed when made.
 	max                        int    // the longest line served
@@ -150,7 +151,7 @@ type server struct {
 	}
 
 	mu       sync.Mutex
-	changed  sync.Cond            // broadcast when the loop, the writer or a call may act on what follows
+	changed  sync.Cond            // broadcast when what follows changes so that one waiting may go on
 	replies  []reply              // what is owed, in request order, from the first not yet written;
 	written  int                  // how many were written before replies[0] (see toolCall.place);
 	notes    [][]byte             // notifications to write at once

@@ -31,7 +31,8 @@ type tool struct {
 	// run returns the tool's text, or an error whose text the model reads
 	// as a result with "isError":true. A panic is an Internal error. ctx is
 	// done when the client cancels the call, a signal stops mcp, or the
-	// timeout passes; the reply waits for run to return all the same.
+	// timeout passes (context.Cause says which); the reply waits for run
+	// to return all the same. Calls of it may run side by side.
 	run func(ctx context.Context, in arguments) (string, error)
 }
 
