@@ -434,8 +434,9 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	if faults := t.check(args); faults != "" {
 		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
-	c := &toolCall{tool: t, args: args, cost: args.end - args.start}
-	c.modern, c.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	st := callState{tool: t, args: args, cost: args.end - args.start}
+	st.modern, st.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	c := newCall(st)
 	if token := req.meta.get("progressToken"); !s.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		c.token = token
 	}
@@ -469,9 +470,9 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 				return s.readResults[i][req.modern], nil
 			}
 		} else if _, ok := match(r.uri, u); ok {
-			c := &toolCall{res: &resources[i], args: uri}
-			c.modern = req.modern
-			return c, nil
+			st := callState{res: &resources[i], args: uri}
+			st.modern = req.modern
+			return newCall(st), nil
 		}
 	}
 	return nil, notFound(u, req.modern)

@@ -180,7 +180,8 @@ type reply struct {
 	id     value
 	result any
 	err    *rpcError
-	cost   int // what it holds until written, counted in held
+	cost   int       // what it holds until written, counted in held
+	call   *toolCall // the call it is of, released once it is written
 }
 
 // The bounds on what the loop keeps while calls run (see room and
@@ -198,10 +199,12 @@ const (
 const keptCost = 256
 
 // handOffAfter is how often the timer ticks while the loop runs calls,
-// each tick handing off the call the loop runs (see tick): a call that
-// takes this long waits at most as long to be handed off, one of a few
-// microseconds seldom is, and calls share the ticks.
-const handOffAfter = time.Millisecond / 2
+// and how long a call runs before it is handed off (see tick); waiting
+// for the runtime's timer, about a millisecond when all else waits. One
+// that ends sooner costs no goroutine, and calls share the ticks: handing
+// off any call a tick lands in moved the loop to another core thousands
+// of times a second, and cost the bench a tenth of its throughput.
+const handOffAfter = time.Millisecond / 4
 
 // newServer returns a server that reads requests from r, writes replies
 // to w, answers lines of up to max bytes and serves the tools given.
@@ -368,7 +371,9 @@ func (s *server) drain() {
 		}
 		clear(s.taken.notes)
 		for _, r := range s.taken.replies {
-			s.taken.opened = s.writeOne(r, s.taken.opened)
+			if s.taken.opened = s.writeOne(r, s.taken.opened); r.call != nil {
+				r.call.release()
+			}
 		}
 		clear(s.taken.replies)
 		if n == 0 {
@@ -472,6 +477,14 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // the request, what it runs, its place in the order of replies, its
 // context, and what its tool adds to its result.
 type toolCall struct {
+	mu   sync.Mutex   // guards gen, and what a tool adds to its result, from any goroutine
+	gen  uint64       // which use of the toolCall (see calls): what a goroutine of an earlier one adds is dropped
+	refs atomic.Int32 // run, and the writing of its reply, each done with it once
+	callState
+}
+
+// callState is a toolCall's, but for what its reuse keeps.
+type callState struct {
 	id         value     // the request's
 	tool       *tool     // a tool's call,
 	res        *resource // or a resource's read;
@@ -482,11 +495,32 @@ type toolCall struct {
 	cost       int       // what it holds: its arguments' bytes and keptCost
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
-	handedOff  bool       // under the server's mu: the loop ran it, and went on without it;
-	dropped    bool       // or, waiting, the client cancelled it
-	mu         sync.Mutex // guards what follows: a tool may add to its result from any goroutine
-	toolResult            // its result, if a tool's
-	returned   bool       // run returned: nothing more is added, no progress sent
+	handedOff  bool // under the server's mu: the loop ran it, and went on without it;
+	dropped    bool // or, waiting, the client cancelled it
+	toolResult      // its result, if a tool's; under mu
+	returned   bool // under mu: run returned, so nothing more is added, no progress sent
+}
+
+// calls are the toolCalls done with, to reuse: a call then allocates
+// nothing of its own. A tool's goroutines that outlive it may still hold
+// one, which gen tells from the call that reuses it.
+var calls = sync.Pool{New: func() any { return new(toolCall) }}
+
+// newCall returns a toolCall for st, reused if one is free.
+func newCall(st callState) *toolCall {
+	c := calls.Get().(*toolCall)
+	c.mu.Lock()
+	c.gen, c.callState = c.gen+1, st
+	c.mu.Unlock()
+	c.refs.Store(2)
+	return c
+}
+
+// release is run's, or the writing of c's reply's: the second frees c.
+func (c *toolCall) release() {
+	if c.refs.Add(-1) == 0 {
+		calls.Put(c)
+	}
 }
 
 // The causes of a call's context's end that are not a signal.
@@ -512,6 +546,9 @@ func (s *server) start(c *toolCall) (handedOff bool) {
 		s.full = s.held >= maxHeld || s.err != nil
 		s.mu.Unlock()
 		return false
+	}
+	if c.start.IsZero() { // as dispatch times it for -v
+		c.start = time.Now()
 	}
 	s.running, s.cost, s.inline = append(s.running, c), s.cost+c.cost, c
 	if !s.ticking {
@@ -557,7 +594,7 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 	}
 	s.mu.Lock()
 	r := &s.replies[c.place-s.written]
-	r.ready, r.result, r.err, r.cost, s.held = true, result, err, c.cost, s.held+c.cost
+	r.ready, r.result, r.err, r.cost, r.call, s.held = true, result, err, c.cost, c, s.held+c.cost
 	if err == errCancelled {
 		r.kind = 0
 	}
@@ -569,6 +606,7 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 			break
 		}
 		if s.waiting[0], s.waiting = nil, s.waiting[1:]; w.dropped {
+			w.release() // its run's
 			continue
 		}
 		if s.held -= w.cost; s.index[w.id.key()] == w {
@@ -591,6 +629,7 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 	if s.log != nil {
 		s.logged(c.method(), c.id, c.start, result, err)
 	}
+	c.release()
 	return handedOff
 }
 
@@ -610,17 +649,17 @@ func (s *server) outcome(c *toolCall, ctx context.Context) (result any, err *rpc
 		return c.read(ctx)
 	}
 	var report func(done, total float64, message string)
-	if c.token.exists() {
+	if token, gen := c.token, c.gen; token.exists() {
 		last := math.Inf(-1) // the progress last sent
-		report = func(done, total float64, message string) { s.report(c, c.token, &last, done, total, message) }
+		report = func(done, total float64, message string) { s.report(c, gen, token, &last, done, total, message) }
 	}
 	return c.call(ctx, report)
 }
 
-// tick runs every handOffAfter while the loop runs calls: if the loop
-// runs one, a goroutine of its own takes the loop on, so that a call
-// running long holds up no line after it, and the replies before it are
-// written; the call's goroutine finishes it.
+// tick runs every handOffAfter while the loop runs calls: when the loop
+// runs a call that has run that long, a goroutine of its own takes the
+// loop on, so that a call running long holds up no line after it, and
+// the replies before it are written; the call's goroutine finishes it.
 func (s *server) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -628,9 +667,11 @@ func (s *server) tick() {
 	if s.ticking = c != nil; c == nil {
 		return
 	}
-	c.handedOff, s.inline, s.shared = true, nil, nil // c keeps its context
-	go s.loop()
-	go s.drain() // the replies before c
+	if time.Since(c.start) >= handOffAfter {
+		c.handedOff, s.inline, s.shared = true, nil, nil // c keeps its context
+		go s.loop()
+		go s.drain() // the replies before c
+	}
 	s.timer.Reset(handOffAfter)
 }
 
@@ -654,6 +695,7 @@ func (s *server) cancelCall(key string) bool {
 	c.dropped, c.args, c.token = true, value{}, value{} // left in waiting, which passes it by, holding its line no more
 	c.cancel(errClientCancelled)
 	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
+	c.release() // its reply's
 	s.held -= c.cost
 	s.changed.Broadcast()
 	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
@@ -663,10 +705,10 @@ func (s *server) cancelCall(key string) bool {
 // report sends c's progress for token at once, if done is past the last,
 // both numbers are ones JSON can write, and c has neither returned nor
 // been cancelled. A tool may call it from any goroutine.
-func (s *server) report(c *toolCall, token value, last *float64, done, total float64, message string) {
+func (s *server) report(c *toolCall, gen uint64, token value, last *float64, done, total float64, message string) {
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	c.mu.Lock()
-	if c.returned || c.ctx.Err() != nil || done <= *last || !finite(done) || !finite(total) {
+	if c.gen != gen || c.returned || c.ctx.Err() != nil || done <= *last || !finite(done) || !finite(total) {
 		c.mu.Unlock()
 		return
 	}

@@ -98,7 +98,8 @@ type arguments struct {
 	more   []value                                       // struct, so that a call of up to 4 allocates nothing
 	report func(progress, total float64, message string) // sends progress, if the client asked for it
 	tool   *tool                                         // the tool called,
-	call   *toolCall                                     // and the call, which output and attach add to
+	call   *toolCall                                     // and the call, which output and attach add to,
+	gen    uint64                                        // while it is this use of it
 }
 
 // output sets the field name of the tool's structured result to v, of the
@@ -113,7 +114,7 @@ func (in arguments) output(name string, v any) {
 	c := in.call
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.returned {
+	if !c.returned && c.gen == in.gen {
 		m := c.extended()
 		m.fields = append(m.fields, member{name, v})
 	}
@@ -133,7 +134,7 @@ func (in arguments) attach(data []byte, mimeType string) {
 	b64, c := base64.StdEncoding.EncodeToString(data), in.call
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.returned {
+	if c.returned || c.gen != in.gen {
 		return
 	}
 	m := c.extended()
@@ -149,7 +150,7 @@ func (in arguments) attach(data []byte, mimeType string) {
 // as declared, else the fault in it.
 func (c *toolCall) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
 	in, _ := bind(c.tool.args, c.args) // checked: see handleToolsCall
-	in.tool, in.call, in.report = c.tool, c, report
+	in.tool, in.call, in.report, in.gen = c.tool, c, report, c.gen
 	text, err := c.tool.run(ctx, in)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -281,7 +282,7 @@ func (in arguments) textMap(name string) map[string]string {
 // nested returns the arguments args of obj, for the same call as in.
 func (in arguments) nested(args []arg, obj value) arguments {
 	sub, _ := bind(args, obj)
-	sub.tool, sub.call, sub.report = in.tool, in.call, in.report
+	sub.tool, sub.call, sub.report, sub.gen = in.tool, in.call, in.report, in.gen
 	return sub
 }
 
