@@ -713,6 +713,7 @@ func (s *server) report(c *toolCall, gen uint64, token value, last *float64, don
 		return
 	}
 	*last = done
+	ctx := c.ctx // c may be reused once its lock is let go
 	params := obj{{"progressToken", token}, {"progress", done}}
 	if total > 0 {
 		params = append(params, member{"total", total})
@@ -727,7 +728,7 @@ func (s *server) report(c *toolCall, gen uint64, token value, last *float64, don
 	c.mu.Unlock()
 	s.drain()
 	s.mu.Lock() // a tool reporting faster than the client reads waits
-	for len(s.notes) >= maxNotes && s.err == nil && c.ctx.Err() == nil {
+	for len(s.notes) >= maxNotes && s.err == nil && ctx.Err() == nil {
 		s.changed.Wait()
 	}
 	s.mu.Unlock()
