@@ -431,10 +431,11 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	if t == nil {
 		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
 	}
-	if faults := t.check(args); faults != "" {
+	in, faults := t.check(args)
+	if faults != "" {
 		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
-	st := callState{tool: t, args: args, cost: args.end - args.start}
+	st := callState{tool: t, in: in, cost: args.end - args.start}
 	st.modern, st.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
 	c := newCall(st)
 	if token := req.meta.get("progressToken"); !s.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {

@@ -488,7 +488,8 @@ type callState struct {
 	id         value     // the request's
 	tool       *tool     // a tool's call,
 	res        *resource // or a resource's read;
-	args       value     // the call's arguments, or the URI read
+	in         arguments // a tool's arguments, checked,
+	args       value     // or the URI read
 	token      value     // the progress token, if progress is sent
 	start      time.Time // when it was read, for the log
 	place      int       // its reply's place (see owe)
@@ -516,9 +517,11 @@ func newCall(st callState) *toolCall {
 	return c
 }
 
-// release is run's, or the writing of c's reply's: the second frees c.
+// release is run's, or the writing of c's reply's: the second frees c,
+// holding its line no more.
 func (c *toolCall) release() {
 	if c.refs.Add(-1) == 0 {
+		c.id, c.in, c.args, c.token = value{}, arguments{}, value{}, value{}
 		calls.Put(c)
 	}
 }
@@ -692,7 +695,7 @@ func (s *server) cancelCall(key string) bool {
 		return false
 	}
 	delete(s.index, key)
-	c.dropped, c.args, c.token = true, value{}, value{} // left in waiting, which passes it by, holding its line no more
+	c.dropped, c.args, c.in, c.token = true, value{}, arguments{}, value{} // left in waiting, which passes it by, holding its line no more
 	c.cancel(errClientCancelled)
 	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
 	c.release() // its reply's

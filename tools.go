@@ -149,7 +149,7 @@ func (in arguments) attach(data []byte, mimeType string) {
 // for the model to read, with what it added, if its structured output is
 // as declared, else the fault in it.
 func (c *toolCall) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
-	in, _ := bind(c.tool.args, c.args) // checked: see handleToolsCall
+	in := c.in
 	in.tool, in.call, in.report, in.gen = c.tool, c, report, c.gen
 	text, err := c.tool.run(ctx, in)
 	c.mu.Lock()
@@ -323,15 +323,15 @@ func (in arguments) index(name, kind string) int {
 // ==== Checking a call ====
 
 // check checks args (a JSON object, or none) against the tool's
-// arguments: their faults, all in one text, or "".
-func (t *tool) check(args value) (faults string) {
+// arguments: the arguments to run it with, or its faults, all in one text.
+func (t *tool) check(args value) (in arguments, faults string) {
 	in, extra := bind(t.args, args)
 	var b strings.Builder // the faults, each after "; "
 	writeFaults(&b, in, extra, "")
 	if b.Len() > 0 {
-		return "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
+		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
 	}
-	return ""
+	return in, ""
 }
 
 // bind returns the arguments args given in obj (a JSON object, or none),
