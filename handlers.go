@@ -447,7 +447,7 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 // handleListen opens a subscription (2026-07-28): as no catalogue of ours
 // ever changes, it agrees to no notifications, and is acknowledged at
 // once, after the line in hand; it stays open, with no reply, until the
-// client cancels it or mcp stops (see endSubscriptions).
+// client cancels it or mcp stops (see serve).
 func handleListen(s *server, req request) (any, *rpcError) {
 	id := req.id.keep()
 	s.subIndex[id.key()] = len(s.subs)
@@ -470,8 +470,8 @@ func handleResourcesRead(s *server, req request) (any, *rpcError) {
 			if r.uri == u {
 				return s.readResults[i][req.modern], nil
 			}
-		} else if _, ok := match(r.uri, u); ok {
-			st := callState{res: &resources[i], args: uri}
+		} else if vars, ok := match(r.uri, u); ok {
+			st := callState{res: &resources[i], args: uri, vars: vars}
 			st.modern = req.modern
 			return newCall(st), nil
 		}

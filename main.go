@@ -173,7 +173,7 @@ type server struct {
 // reply is a place in the order of what mcp writes: the reply a request
 // is owed (kind 'r'), made at once or when its call returns; a batch's
 // array opening or closing ('[', ']'); a subscription's acknowledgement
-// ('a') or end ('e'); or nothing (0: a call the client cancelled).
+// ('a'); or nothing (0: a call the client cancelled).
 type reply struct {
 	kind   byte
 	ready  bool // made
@@ -240,7 +240,8 @@ func (s *server) serve() error {
 	}
 	for _, id := range s.subs { // the loop's no more
 		if id.exists() {
-			s.replies = append(s.replies, reply{kind: 'e', ready: true, id: id})
+			end := obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, id}}}}
+			s.replies = append(s.replies, reply{kind: 'r', ready: true, id: id, result: end})
 		}
 	}
 	s.subs = nil
@@ -427,8 +428,6 @@ func (s *server) writeOne(r reply, opened int) int {
 	case 'a':
 		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
 			{"params", obj{{"_meta", obj{{metaSubscriptionID, r.id}}}, {"notifications", obj{}}}}})
-	case 'e':
-		s.writeReply(r.id, obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, r.id}}}}, nil)
 	case 'r':
 		if opened >= 0 {
 			w.WriteByte("[,"[min(opened, 1)])
@@ -485,15 +484,16 @@ type toolCall struct {
 
 // callState is a toolCall's, but for what its reuse keeps.
 type callState struct {
-	id         value     // the request's
-	tool       *tool     // a tool's call,
-	res        *resource // or a resource's read;
-	in         arguments // a tool's arguments, checked,
-	args       value     // or the URI read
-	token      value     // the progress token, if progress is sent
-	start      time.Time // when it was read, for the log
-	place      int       // its reply's place (see owe)
-	cost       int       // what it holds: its arguments' bytes and keptCost
+	id         value             // the request's
+	tool       *tool             // a tool's call,
+	res        *resource         // or a resource's read;
+	in         arguments         // a tool's arguments, checked,
+	args       value             // or the URI read,
+	vars       map[string]string // with its template's variables
+	token      value             // the progress token, if progress is sent
+	start      time.Time         // when it was read, for the log
+	place      int               // its reply's place in the order (see written)
+	cost       int               // what it holds: its arguments' bytes and keptCost
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	handedOff  bool // under the server's mu: the loop ran it, and went on without it;
@@ -521,7 +521,7 @@ func newCall(st callState) *toolCall {
 // holding its line no more.
 func (c *toolCall) release() {
 	if c.refs.Add(-1) == 0 {
-		c.id, c.in, c.args, c.token = value{}, arguments{}, value{}, value{}
+		c.id, c.in, c.args, c.vars, c.token = value{}, arguments{}, value{}, nil, value{}
 		calls.Put(c)
 	}
 }
@@ -612,10 +612,10 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 			w.release() // its run's
 			continue
 		}
-		if s.held -= w.cost; s.index[w.id.key()] == w {
-			delete(s.index, w.id.key())
+		if key := w.id.key(); s.index[key] == w {
+			delete(s.index, key)
 		}
-		s.running, s.cost = append(s.running, w), s.cost+w.cost
+		s.running, s.cost, s.held = append(s.running, w), s.cost+w.cost, s.held-w.cost
 		go s.run(w)
 	}
 	shared := !c.handedOff && s.inline == c

@@ -79,8 +79,7 @@ func contents(r resource, uri, data string) obj {
 // change, are marked not to be cached.
 func (c *toolCall) read(ctx context.Context) (any, *rpcError) {
 	uri := c.args.text()
-	vars, _ := match(c.res.uri, uri) // matched: see handleResourcesRead
-	data, err := c.res.read(ctx, vars)
+	data, err := c.res.read(ctx, c.vars)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, notFound(uri, c.modern)
