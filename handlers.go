@@ -72,6 +72,9 @@ type request struct {
 	params value // an object, if the handler is called, or none
 	meta   value // params._meta
 	modern bool  // _meta names 2026-07-28: answer in its shapes
+	// A client's response to a question of mcp's (see ask) is none of
+	// these but its id, and the message here.
+	response value
 }
 
 // line is a line being answered: one message, or a batch, whose
@@ -169,10 +172,15 @@ func notJSON(line []byte, at int) string {
 
 // dispatch answers a message: a request is owed a reply, which takes its
 // place in the order of replies at once, made then, or when its call
-// returns; a notification, or the client's own response, gets nothing.
-// It reports whether the loop went on without this goroutine (see tick).
+// returns; a notification gets nothing; a client's response goes to the
+// tool waiting for it, if any (see answered). It reports whether the
+// loop went on without this goroutine (see tick).
 func (s *server) dispatch(msg value, cost int) (handedOff bool) {
 	req, ok := readMessage(msg)
+	if ok && req.response.exists() {
+		s.answered(req.id, req.response)
+		return false
+	}
 	if ok && !req.id.exists() {
 		if req.method.is("notifications/cancelled") {
 			s.cancelled(req.params.get("requestId"))
@@ -214,7 +222,7 @@ func (s *server) logged(method string, id value, start time.Time, result any, er
 }
 
 // readMessage sorts a message: a request or a notification (ok), a
-// client's response (ok, with no id: owed nothing), or an invalid one,
+// client's response (ok, with response: owed nothing), or an invalid one,
 // whose reply carries its id if that is valid.
 func readMessage(msg value) (req request, ok bool) {
 	if msg.kind() != '{' {
@@ -237,7 +245,7 @@ func readMessage(msg value) (req request, ok bool) {
 	}
 	switch {
 	case !req.method.exists() && response.exists():
-		return request{}, true
+		return request{id: req.id, response: msg}, true
 	case req.id.exists() && req.id.kind() != '"' && req.id.kind() != '0':
 		req.id = value{} // not an id: the reply's is null
 		return req, false
@@ -378,14 +386,15 @@ func metaRequired(key string, got value, want string) *rpcError {
 }
 
 // handleInitialize answers the legacy handshake with the client's version
-// if we speak it, else our newest legacy one, and keeps the version
-// agreed for the legacy requests after it.
+// if we speak it, else our newest legacy one, and keeps, for the legacy
+// requests after it, the version agreed and whether a tool may ask the
+// person (2025-06-18 on, if the client can; see ask).
 func handleInitialize(s *server, req request) (any, *rpcError) {
 	v := latestLegacyVersion
 	if pv := req.params.get("protocolVersion"); pv.kind() == '"' && slices.Contains(legacyVersions, pv.text()) {
 		v = pv.text()
 	}
-	s.agreed = v
+	s.agreed, s.canAsk = v, v >= "2025-06-18" && canAsk(req.params.get("capabilities"))
 	return obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil
 }
 
@@ -413,19 +422,30 @@ func cached(modern bool, result obj) obj {
 // arguments the tool does not take get a tool result with isError, which
 // names the tool, the argument and the fault, for the model to correct.
 func handleToolsCall(s *server, req request) (any, *rpcError) {
-	var name, args value
+	var name, args, responses, state value
 	for k, v := range req.params.items() { // in one pass; the last of a name wins
-		if k.is("name") {
+		switch {
+		case k.is("name"):
 			name = v
-		} else if k.is("arguments") {
+		case k.is("arguments"):
 			args = v
+		case k.is("inputResponses"):
+			responses = v
+		case k.is("requestState"):
+			state = v
 		}
 	}
+	var answers []value
+	var err *rpcError
 	switch {
 	case name.kind() != '"':
 		return nil, invalidParams("params.name", name, "a string")
 	case args.exists() && args.kind() != '{':
 		return nil, invalidParams("params.arguments", args, "an object")
+	case req.modern:
+		if answers, err = readAnswers(state, responses); err != nil {
+			return nil, err
+		}
 	}
 	t := findTool(s.tools, name)
 	if t == nil {
@@ -435,13 +455,57 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 	if faults != "" {
 		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
-	st := callState{tool: t, in: in, cost: args.end - args.start}
+	st := callState{tool: t, in: in, cost: args.end - args.start + responses.end - responses.start + state.end - state.start, srv: s, answers: answers}
 	st.modern, st.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	st.canAsk = !s.inBatch && (req.modern && canAsk(req.meta.get(metaClientCapabilities)) || !req.modern && s.canAsk)
 	c := newCall(st)
 	if token := req.meta.get("progressToken"); !s.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		c.token = token
 	}
 	return c, nil
+}
+
+// canAsk reports whether a client's capabilities let a tool ask in a
+// form: elicitation declared, with form mode, or with no mode named.
+func canAsk(caps value) bool {
+	e := caps.get("elicitation")
+	return e.kind() == '{' && (e.get("form").exists() || !e.get("url").exists())
+}
+
+// readAnswers returns the answers a 2026-07-28 retry of a tools/call
+// carries, in the order its tool asked (see ask): those requestState
+// holds, as mcp wrote it, then the one inputResponses gives to the
+// question the last result asked, "ask-N". Any other key, or a state
+// mcp did not write, is an error.
+func readAnswers(state, responses value) ([]value, *rpcError) {
+	var answers []value
+	if state.exists() {
+		var list value
+		ok := state.kind() == '"'
+		if ok {
+			list, _, ok = (&doc{}).parse([]byte(state.text()))
+		}
+		if !ok || list.kind() != '[' {
+			return nil, invalidParams("params.requestState", state, "the state mcp wrote")
+		}
+		for _, a := range list.items() {
+			answers = append(answers, a)
+		}
+	}
+	if responses.exists() && responses.kind() != '{' {
+		return nil, invalidParams("params.inputResponses", responses, "an object")
+	}
+	key, answer := askKey(len(answers)), value{}
+	for k, v := range responses.items() {
+		if !k.is(key) {
+			return nil, &rpcError{code: codeInvalidParams, message: "Unknown input response: " + k.text() + " (mcp asked " + key + ")"}
+		}
+		answer = v // the last of a key wins
+	}
+	if answer.exists() {
+		answers = append(answers, answer)
+	}
+	return answers, nil
 }
 
 // handleListen opens a subscription (2026-07-28): as no catalogue of ours

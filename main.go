@@ -136,6 +136,7 @@ type server struct {
 	cur      line                    // the line being answered, if any
 	acks     []value                 // the subscriptions it opened, acknowledged after its reply
 	agreed   string                  // the version initialize agreed, if any
+	canAsk   bool                    // and whether, then, a tool may ask the person (see ask)
 	inBatch  bool                    // a batch's element is answered: a call reports no progress
 	shared   context.Context         // the context of the calls the loop runs, while none is
 	unshare  context.CancelCauseFunc // cancelled or handed off: one for each saves 25% a call
@@ -145,29 +146,33 @@ type server struct {
 
 	out   *bufio.Writer // the pen holder's (see drain):
 	taken struct {      // what it took to write,
-		notes   [][]byte
-		replies []reply
-		opened  int // and how many replies the batch array being written has, or -1
+		notes    [][]byte
+		replies  []reply
+		question []byte // a tool's, sent once the replies before its call's are (see ask)
+		opened   int    // and how many replies the batch array being written has, or -1
 	}
 
 	mu       sync.Mutex
-	changed  sync.Cond            // broadcast when what follows changes so that one waiting may go on
-	replies  []reply              // what is owed, in request order, from the first not yet written;
-	written  int                  // how many were written before replies[0] (see toolCall.place);
-	notes    [][]byte             // notifications to write at once
-	held     int                  // the cost of replies and of calls waiting: the loop waits past maxHeld
-	running  []*toolCall          // calls running, at most maxCalls,
-	cost     int                  // of this cost in all (see toolCall.cost),
-	waiting  []*toolCall          // and calls waiting for room, in order,
-	index    map[string]*toolCall // by id key
-	inline   *toolCall            // the call the loop runs itself, if any
-	ticking  bool                 // the timer is set
-	pen      bool                 // a goroutine writes (see drain),
-	again    bool                 // and more was made ready meanwhile
-	idle     bool                 // the loop waits for input
-	ended    bool                 // the loop has ended: the input ended, or a signal stopped it
-	stopping bool                 // a signal stops mcp
-	err      error                // why reading or writing failed
+	changed  sync.Cond             // broadcast when what follows changes so that one waiting may go on
+	replies  []reply               // what is owed, in request order, from the first not yet written;
+	written  int                   // how many were written before replies[0] (see toolCall.place);
+	notes    [][]byte              // notifications to write at once
+	held     int                   // the cost of replies and of calls waiting: the loop waits past maxHeld
+	running  []*toolCall           // calls running, at most maxCalls,
+	cost     int                   // of this cost in all (see toolCall.cost),
+	waiting  []*toolCall           // and calls waiting for room, in order,
+	index    map[string]*toolCall  // by id key
+	asked    int                   // how many questions tools asked (see ask),
+	asking   map[string]chan value // and, by id key, where each waiting goes
+	eof      chan struct{}         // closed when the input ends: no answer will come
+	inline   *toolCall             // the call the loop runs itself, if any
+	ticking  bool                  // the timer is set
+	pen      bool                  // a goroutine writes (see drain),
+	again    bool                  // and more was made ready meanwhile
+	idle     bool                  // the loop waits for input
+	ended    bool                  // the loop has ended: the input ended, or a signal stopped it
+	stopping bool                  // a signal stops mcp
+	err      error                 // why reading or writing failed
 }
 
 // reply is a place in the order of what mcp writes: the reply a request
@@ -210,6 +215,7 @@ const handOffAfter = time.Millisecond / 4
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, index: map[string]*toolCall{}}
+	s.asking, s.eof = map[string]chan value{}, make(chan struct{})
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
 	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 64<<10)}
@@ -277,6 +283,7 @@ func (s *server) loop() {
 		if err != nil {
 			s.mu.Lock()
 			s.ended = true
+			close(s.eof) // once: no loop reads after this one
 			s.changed.Broadcast()
 			s.mu.Unlock()
 			return
@@ -377,6 +384,7 @@ func (s *server) drain() {
 			}
 		}
 		clear(s.taken.replies)
+		s.out.Write(s.taken.question)
 		if n == 0 {
 			s.out.Flush()
 		}
@@ -392,8 +400,9 @@ func (s *server) drain() {
 }
 
 // due takes, with mu held, the notifications to write (none inside a
-// batch's array, which is one line) and the replies ready to be written,
-// and returns how many.
+// batch's array, which is one line), the replies ready to be written,
+// and the question of the call whose reply is next, if it asks one (see
+// ask), and returns how many.
 func (s *server) due() int {
 	t := &s.taken
 	if t.notes = t.notes[:0]; t.opened <= 0 { // not inside a batch's array
@@ -406,11 +415,14 @@ func (s *server) due() int {
 		s.held -= s.replies[n].cost
 		n++
 	}
-	t.replies = append(t.replies[:0], s.replies[:n]...)
+	t.replies, t.question = append(t.replies[:0], s.replies[:n]...), nil
+	if n < len(s.replies) && !s.replies[n].ready && s.replies[n].call != nil && s.replies[n].call.question != nil {
+		t.question, s.replies[n].call.question = s.replies[n].call.question, nil
+	}
 	rest := copy(s.replies, s.replies[n:]) // most often none: replies keeps its room
 	clear(s.replies[rest:])
 	s.replies, s.written = s.replies[:rest], s.written+n
-	return n + len(t.notes)
+	return n + len(t.notes) + len(t.question)
 }
 
 // writeOne writes r, given how many replies the batch array being
@@ -476,9 +488,10 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // the request, what it runs, its place in the order of replies, its
 // context, and what its tool adds to its result.
 type toolCall struct {
-	mu   sync.Mutex   // guards gen, and what a tool adds to its result, from any goroutine
-	gen  uint64       // which use of the toolCall (see calls): what a goroutine of an earlier one adds is dropped
-	refs atomic.Int32 // run, and the writing of its reply, each done with it once
+	mu     sync.Mutex   // guards gen, and what a tool adds to its result, from any goroutine
+	gen    uint64       // which use of the toolCall (see calls): what a goroutine of an earlier one adds is dropped
+	refs   atomic.Int32 // run, and the writing of its reply, each done with it once
+	asking sync.Mutex   // held while a question waits for its answer: one at a time (see ask)
 	callState
 }
 
@@ -491,6 +504,13 @@ type callState struct {
 	args       value             // or the URI read,
 	vars       map[string]string // with its template's variables
 	token      value             // the progress token, if progress is sent
+	srv        *server           // the server it runs on, which asks its questions (see ask)
+	canAsk     bool              // the client can ask the person
+	answers    []value           // 2026-07-28: answers to its questions, in the order asked (see ask),
+	asked      int               // under mu: how many it has asked,
+	pending    obj               // and the result that asks the first unanswered
+	question   []byte            // legacy, under the server's mu: a question to send (see due),
+	askID      string            // and the id of the one waiting, if any (see ask)
 	start      time.Time         // when it was read, for the log
 	place      int               // its reply's place in the order (see written)
 	cost       int               // what it holds: its arguments' bytes and keptCost
@@ -521,7 +541,7 @@ func newCall(st callState) *toolCall {
 // holding its line no more.
 func (c *toolCall) release() {
 	if c.refs.Add(-1) == 0 {
-		c.id, c.in, c.args, c.vars, c.token = value{}, arguments{}, value{}, nil, value{}
+		c.id, c.in, c.args, c.vars, c.token, c.answers, c.pending = value{}, arguments{}, value{}, nil, value{}, nil, nil
 		calls.Put(c)
 	}
 }
@@ -542,7 +562,7 @@ func (s *server) start(c *toolCall) (handedOff bool) {
 	}
 	c.ctx, c.cancel = s.shared, s.unshare
 	s.mu.Lock()
-	s.replies = append(s.replies, reply{kind: 'r', id: c.id})
+	s.replies = append(s.replies, reply{kind: 'r', id: c.id, call: c}) // its call, for its question (see due)
 	if c.place = s.written + len(s.replies) - 1; !s.fits(c) {
 		c.ctx, c.cancel = context.WithCancelCause(s.ctx)
 		s.waiting, s.held, s.index[c.id.key()] = append(s.waiting, c), s.held+c.cost, c
@@ -687,6 +707,7 @@ func (s *server) cancelCall(key string) bool {
 	for _, c := range s.running {
 		if c.id.key() == key {
 			c.cancel(errClientCancelled)
+			s.unask(c, errClientCancelled) // at once: a line read after is read after the client is told
 			return true
 		}
 	}
@@ -740,6 +761,95 @@ func (s *server) report(c *toolCall, gen uint64, token value, last *float64, don
 // maxNotes is how many notifications may wait to be written: past it, a
 // tool's progress waits (see report).
 const maxNotes = 64
+
+// answered hands msg, the client's response to the question whose id is
+// id, to the tool waiting for it; a response to no question waiting (one
+// mcp never asked, or one whose wait ended) is ignored.
+func (s *server) answered(id, msg value) {
+	s.mu.Lock()
+	answer := s.asking[id.key()]
+	delete(s.asking, id.key())
+	s.mu.Unlock()
+	if answer == nil {
+		s.log.printf("mcp: - id=%s a response to no question waiting: ignored", logID(id))
+		return
+	}
+	answer <- msg
+}
+
+// unask ends, with mu held, the wait of c's question, if one waits: a
+// response that comes now is ignored, and the client, if it was asked
+// and the call's context ended, is told why, so that it can stop asking.
+func (s *server) unask(c *toolCall, why error) {
+	if c.askID == "" {
+		return
+	}
+	if c.question == nil && why != nil {
+		note := obj{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", obj{{"requestId", c.askID}, {"reason", why.Error()}}}}
+		s.notes = append(s.notes, []byte(quote(note)+"\n"))
+	}
+	delete(s.asking, "s"+c.askID)
+	c.askID, c.question = "", nil
+}
+
+// ask sends c's question, the params of an elicitation/create request, to
+// the client of a legacy session, once the replies before c's are written
+// (see due), and returns the result of its response. An error response is
+// errCannotAsk, saying why; so is the end of input. ctx's end ends the
+// wait too, with its cause, and the client, if asked, is told that the
+// question is cancelled. c's questions are asked one at a time.
+func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, error) {
+	c.asking.Lock()
+	defer c.asking.Unlock()
+	inputEnded := fmt.Errorf("%w: its input ended", errCannotAsk)
+	select { // no question that no answer can end
+	case <-ctx.Done():
+		return value{}, context.Cause(ctx)
+	case <-s.eof:
+		return value{}, inputEnded
+	default:
+	}
+	answer, start := make(chan value, 1), time.Now()
+	s.mu.Lock()
+	s.asked++
+	id := "ask-" + strconv.Itoa(s.asked)
+	s.asking["s"+id], c.askID = answer, id // as value.key() has it
+	c.question = []byte(quote(obj{{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", question}}) + "\n")
+	s.mu.Unlock()
+	s.drain()
+	var msg value
+	var err error
+	select {
+	case msg = <-answer:
+		if e := msg.get("error"); e.exists() {
+			why := string(e.raw())
+			if m := e.get("message"); m.kind() == '"' {
+				why = m.text()
+			}
+			err = fmt.Errorf("%w: it answered %s", errCannotAsk, quoteText(why))
+		}
+	case <-ctx.Done():
+	case <-s.eof:
+	}
+	if !msg.exists() { // a signal ends the input too: ctx says why first
+		err = cmp.Or(context.Cause(ctx), inputEnded)
+	}
+	s.mu.Lock()
+	if _, waiting := s.asking["s"+id]; !waiting { // answered, or ended by cancelCall
+		c.askID = ""
+	}
+	s.unask(c, context.Cause(ctx))
+	s.mu.Unlock()
+	s.drain()
+	if s.log != nil {
+		ended := "answered"
+		if err != nil {
+			ended = err.Error()
+		}
+		s.log.printf("mcp: asked id=%q %v %s", id, time.Since(start), ended)
+	}
+	return msg.get("result"), err
+}
 
 // lineReader reads lines, each in bytes of its own that nothing read
 // later overwrites: what each read returns is copied to a slice of its

@@ -158,6 +158,7 @@ var testCatalogues = map[string][]tool{
 	"slow":     slowCatalogue,
 	"loop":     loopCatalogue,
 	"kinds":    kindsCatalogue,
+	"ask":      askCatalogue,
 }
 
 // testResources are the resources the test binary serves as mcp, by
@@ -319,6 +320,64 @@ func schemaFault(version, method string, result map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// askCatalogue is TestAsk's: tools that ask the person, each as
+// testdata/ask/ask.mjs models it.
+var askCatalogue = []tool{
+	{name: "delete", description: "Delete files, once the user confirms", args: []arg{{name: "paths", kind: "strings"}},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			paths := in.texts("paths")
+			if _, err := in.ask(ctx, fmt.Sprintf("Delete %d files: %s?", len(paths), strings.Join(paths, ", "))); err != nil {
+				return "", err
+			}
+			return "deleted " + strings.Join(paths, ", "), nil
+		}},
+	{name: "order", description: "Ask for a size, a count, then gift wrap", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			first, err := in.ask(ctx, "What size, and how many?", arg{name: "size", kind: "string", choices: []string{"S", "M", "L"}},
+				arg{name: "count", kind: "integer", min: 1, max: 10, optional: true, def: 1})
+			if err != nil {
+				return "", err
+			}
+			second, err := in.ask(ctx, "Gift wrap?", arg{name: "wrap", kind: "boolean", optional: true})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("size=%s count=%d wrap=%t", first.text("size"), first.integer("count"), second.boolean("wrap")), nil
+		}},
+	{name: "form", description: "Ask for one of each kind of field", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			a, err := in.ask(ctx, "Tell me about you",
+				arg{name: "name", kind: "string", description: "your name", min: 1, max: 20},
+				arg{name: "age", kind: "integer", min: 0, max: 150},
+				arg{name: "height", kind: "number", description: "in metres", min: 0.5, optional: true},
+				arg{name: "subscribe", kind: "boolean", optional: true, def: true},
+				arg{name: "color", kind: "string", choices: []string{"red", "green"}, optional: true, def: "green"},
+				arg{name: "note", kind: "string", optional: true})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("name=%s age=%d height=%s subscribe=%t color=%s note=%s given=%t", a.text("name"), a.integer("age"),
+				formatNumber(a.number("height")), a.boolean("subscribe"), a.text("color"), a.text("note"), a.given("note")), nil
+		}},
+	{name: "careless", description: "Ask, then go on whatever the answer", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			_, err := in.ask(ctx, "Sure?")
+			return fmt.Sprintf("went on: %v", err), nil
+		}},
+	{name: "timed", description: "Ask, within a time limit", args: []arg{}, timeout: 100 * time.Millisecond,
+		run: func(ctx context.Context, in arguments) (string, error) {
+			if _, err := in.ask(ctx, "Still there?"); err != nil {
+				return "", err
+			}
+			return "yes", nil
+		}},
+	{name: "list", description: "Ask for a list, which a form cannot hold", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			_, err := in.ask(ctx, "Which?", arg{name: "which", kind: "strings"})
+			return "", err
+		}},
 }
 
 // loopCatalogue is TestServeLoop's: tools that meet other calls, say on
@@ -3033,6 +3092,72 @@ func TestServeLoop(t *testing.T) {
 			t.Errorf("exit %v, want 128+SIGINT or 128+SIGTERM (or 0), not a hang", c.cmd.ProcessState)
 		}
 	})
+}
+
+// TestAsk: tools that ask the person (askCatalogue), through the test
+// binary as mcp, in both eras, reply as testdata/ask/NAME.out says, which
+// node computed from NAME.in (ask.mjs). Lines are sent as a client would:
+// an answer to ask-N once that question is out; a cancel once a question
+// waits. Then NAME_eof's input ends once every question is out, and
+// NAME_signal gets SIGTERM; every other input ends once every reply is in.
+func TestAsk(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("testdata/ask/*.in")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/ask/*.in: %v", err)
+	}
+	question := regexp.MustCompile(`(?m)^\{"jsonrpc":"2.0","id":"(ask-\d+)","method":"elicitation/create"`)
+	answer := regexp.MustCompile(`"id":"(ask-\d+)","(result|error)"`)
+	for _, file := range files {
+		name := strings.TrimSuffix(file, ".in")
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			t.Parallel()
+			in, want := readFixture(t, name)
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
+			c := startCommand(t, cmd)
+			var got bytes.Buffer
+			asked := map[string]bool{}
+			readUntil := func(done func() bool) {
+				for !done() {
+					line, err := c.stdout.ReadString('\n')
+					if err != nil {
+						t.Fatalf("after\n%s\nreading: %v", got.String(), err)
+					}
+					if m := question.FindStringSubmatch(line); m != nil {
+						asked[m[1]] = true
+					}
+					got.WriteString(line)
+				}
+			}
+			answered, cancels := map[string]bool{}, 0 // the questions answered, and the calls cancelled
+			for _, line := range strings.SplitAfter(string(in), "\n") {
+				if id := answer.FindStringSubmatch(line); id != nil && bytes.Contains(want, []byte(`{"jsonrpc":"2.0","id":"`+id[1]+`","method"`)) {
+					readUntil(func() bool { return asked[id[1]] })
+					answered[id[1]] = true
+				} else if strings.Contains(line, `"method":"notifications/cancelled"`) {
+					readUntil(func() bool { return len(asked) > len(answered)+cancels })
+					cancels++
+				}
+				io.WriteString(c.stdin, line)
+			}
+			switch all := len(question.FindAllIndex(want, -1)); {
+			case strings.HasSuffix(name, "_eof"):
+				readUntil(func() bool { return len(asked) == all })
+			case strings.HasSuffix(name, "_signal"): // which ends the question before the input's end can
+				readUntil(func() bool { return len(asked) == all })
+				c.cmd.Process.Signal(syscall.SIGTERM)
+				fallthrough
+			default:
+				readUntil(func() bool { return got.Len() >= len(want) })
+			}
+			c.stdin.Close()
+			rest, st := c.finish(t)
+			if got.Write(rest); got.String() != string(want) || st.ExitCode() != 0 {
+				t.Errorf("exit %v\n%s", st, firstDiff(in, got.Bytes(), want))
+			}
+		})
+	}
 }
 
 // modernMeta is the _meta of a 2026-07-28 request.

@@ -154,7 +154,9 @@ func (c *toolCall) call(ctx context.Context, report func(done, total float64, me
 	text, err := c.tool.run(ctx, in)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.returned = true
+	if c.returned = true; c.pending != nil {
+		return c.pending, nil // a question, whatever run returned (see ask)
+	}
 	if c.tool.output != nil && err == nil {
 		m := c.extended()
 		var fault string
@@ -205,6 +207,134 @@ func checkOutput(t *tool, set []member) (fields obj, fault string) {
 		fields = append(fields, set[i])
 	}
 	return fields, ""
+}
+
+// The outcomes of ask that are not an answer.
+var (
+	errDeclined      = errors.New("the user declined")
+	errDismissed     = errors.New("the user dismissed the question")
+	errCannotAsk     = errors.New("the client cannot ask the user")
+	errInputRequired = errors.New("the question goes back as the call's result; the client calls again with the answer")
+)
+
+// ask asks the person, through the client, message and a form of fields,
+// declared as arguments are, of the kinds a form holds: string, number,
+// integer, boolean, and a string with choices. On accept it returns the
+// answer, checked against the fields (a fault is an error the model can
+// read) and read as arguments are; else errDeclined or errDismissed; or
+// errCannotAsk at once, if the client did not declare that it can (and
+// in a batch), or later, if it answers with an error or its input ends;
+// or ctx's cause, once ctx ends. In a legacy session it waits for the
+// answer. In 2026-07-28 the call's result becomes the question, whatever
+// run returns, and ask returns errInputRequired: the client calls again,
+// and run runs again from the start, this time answered. So ask before
+// you act. A field a form cannot hold panics.
+func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arguments, error) {
+	for i, a := range fields {
+		fault := a.check(!slices.ContainsFunc(fields[:i], func(o arg) bool { return o.name == a.name }))
+		if _, known := kinds[a.kind]; known && !slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) {
+			fault = "a form holds strings, numbers, integers and booleans"
+		}
+		if fault != "" {
+			panic(fmt.Sprintf("the tool asks for %q: %s", a.name, fault))
+		}
+	}
+	none, _ := bind(fields, value{})
+	question, c, answer := obj{{"message", message}, {"requestedSchema", form(fields)}}, in.call, value{}
+	c.mu.Lock()
+	n, ok := c.asked, c.gen == in.gen && !c.returned && c.canAsk
+	switch c.asked++; {
+	case !ok:
+	case c.modern && n < len(c.answers):
+		answer = c.answers[n]
+	case c.modern && c.pending == nil:
+		c.pending = inputRequired(n, question, c.answers[:n])
+	case !c.modern:
+		c.refs.Add(1) // c, running, is not reused before the question ends
+		defer c.release()
+	}
+	c.mu.Unlock()
+	var err error
+	switch {
+	case !ok:
+		return none, errCannotAsk
+	case c.modern && !answer.exists():
+		return none, errInputRequired
+	case !c.modern:
+		answer, err = c.srv.ask(ctx, c, question)
+	}
+	if err != nil {
+		return none, err
+	}
+	return readAnswer(answer, fields, none)
+}
+
+// askKey is the key of a call's question n (from 0) in 2026-07-28, and
+// the key of its answer in the retry's inputResponses.
+func askKey(n int) string { return "ask-" + strconv.Itoa(n+1) }
+
+// inputRequired is the 2026-07-28 result that asks question n (from 0)
+// of a call: answered, the client calls again, with the answers to the
+// questions before it, if any, as the state to send back.
+func inputRequired(n int, question obj, earlier []value) obj {
+	result := obj{{"resultType", "input_required"}, {"inputRequests", obj{{askKey(n), obj{{"method", "elicitation/create"}, {"params", question}}}}}}
+	if n > 0 {
+		state := []byte{'['}
+		for i, a := range earlier {
+			if i > 0 {
+				state = append(state, ',')
+			}
+			state = append(state, a.raw()...)
+		}
+		result = append(result, member{"requestState", string(append(state, ']'))})
+	}
+	return result
+}
+
+// readAnswer reads the client's answer, an ElicitResult, to a question of
+// fields: on accept, its content, which must fit them; else none and why.
+func readAnswer(answer value, fields []arg, none arguments) (arguments, error) {
+	action, content := answer.get("action"), answer.get("content")
+	switch {
+	case action.is("decline"):
+		return none, errDeclined
+	case action.is("cancel"):
+		return none, errDismissed
+	case !action.is("accept") || content.exists() && content.kind() != '{':
+		return none, errors.New(`the client's answer is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept`)
+	}
+	in, _ := bind(fields, content)
+	var b strings.Builder
+	if writeFaults(&b, in, value{}, ""); b.Len() > 0 {
+		return none, errors.New("the answer does not fit the question: " + b.String()[2:])
+	}
+	return in, nil
+}
+
+// form is the requestedSchema of a question of fields: flat, each
+// property's members in the order the specification's schema gives them.
+func form(fields []arg) obj {
+	props, required := obj{}, []string{}
+	for _, a := range fields {
+		p := obj{{"type", a.kind}}
+		if a.description != "" {
+			p = append(p, member{"description", a.description})
+		}
+		lo, hi := a.bounds()
+		if !math.IsInf(lo, 0) {
+			p = append(p, member{kinds[a.kind].bounds[0], lo})
+		}
+		if !math.IsInf(hi, 0) {
+			p = append(p, member{kinds[a.kind].bounds[1], hi})
+		}
+		if a.choices != nil {
+			p = append(p, member{"enum", a.choices})
+		}
+		if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
+			required = append(required, a.name)
+		}
+	}
+	return obj{{"type", "object"}, {"properties", props}, {"required", required}}
 }
 
 // progress reports how far the tool is: done so far, of total (0 if not

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 
 export const arg = (name, kind, more = {}) => ({ name, kind, ...more });
 const article = (w) => ("aeiou".includes(w[0]) ? "an " : "a ") + w;
-const type = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+export const type = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const kinds = {
   string: [{ type: "string" }, "string"], number: [{ type: "number" }, "number"],
   integer: [{ type: "integer" }, "integer"], boolean: [{ type: "boolean" }, "boolean"],
@@ -21,18 +21,18 @@ const kinds = {
   object: [null, "object"], objects: [null, "list of objects", "object"],
   map: [{ type: "object", additionalProperties: { type: "string" } }, "map of strings"],
 };
-const zero = { string: "", number: 0, integer: 0, boolean: false, strings: [], numbers: [], object: {}, objects: [], map: {} };
+export const zero = { string: "", number: 0, integer: 0, boolean: false, strings: [], numbers: [], object: {}, objects: [], map: {} };
 const SAFE = 2 ** 53 - 1;
-const boundNames = { string: ["minLength", "maxLength"], number: ["minimum", "maximum"], integer: ["minimum", "maximum"],
+export const boundNames = { string: ["minLength", "maxLength"], number: ["minimum", "maximum"], integer: ["minimum", "maximum"],
   strings: ["minItems", "maxItems"], numbers: ["minItems", "maxItems"], objects: ["minItems", "maxItems"] };
-const bounds = (a) => [a.min ?? (a.kind === "integer" ? -SAFE : -Infinity), a.max ?? (a.kind === "integer" ? SAFE : Infinity)];
-function what(a, withArticle) {
+export const bounds = (a) => [a.min ?? (a.kind === "integer" ? -SAFE : -Infinity), a.max ?? (a.kind === "integer" ? SAFE : Infinity)];
+export function what(a, withArticle) {
   const noun = withArticle ? article(kinds[a.kind][1]) : kinds[a.kind][1];
   if (!a.choices) return noun;
   const quoted = a.choices.map((c) => JSON.stringify(c)).join(", ");
   return a.kind === "strings" ? noun + ", each one of " + quoted : "one of " + quoted;
 }
-function fault(a, v) {
+export function fault(a, v) {
   const want = what(a, true), got = type(v), item = kinds[a.kind][2];
   let n; // what the bounds bound: a number, a count of characters (code points) or of items
   if (a.kind === "map") {

@@ -1,0 +1,233 @@
+// Computes each NAME.out from NAME.in with node: for f in *.in; do node
+// ask.mjs "${f%.in}" < "$f" > "${f%.in}.out"; done. It models mcp with
+// TestAsk's catalogue, askCatalogue, whose tools ask the person: in a
+// legacy session, a question is an elicitation/create request, sent once
+// the replies before its call's are out, which the client's response
+// answers; in 2026-07-28, a question is the call's result, and the
+// client's retry carries the answers. Lines are read as TestAsk sends
+// them: an answer after its question, a cancel while a question waits.
+// At the end of the lines, NAME_eof's input ends, NAME_signal gets
+// SIGTERM, and any other's questions wait until their time limit. The
+// answers in the .in files are written as JSON.stringify writes them, so
+// that the state mcp sends back, the answers as they came, is the same
+// text here.
+import { readFileSync } from "node:fs";
+import { arg, fault, what, zero, bounds, boundNames, type } from "../tools.mjs";
+
+const declined = "the user declined", dismissed = "the user dismissed the question";
+const cannotAsk = "the client cannot ask the user";
+const inputRequired = "the question goes back as the call's result; the client calls again with the answer";
+
+// Each tool's run is a generator: it yields ask(message, fields) and is
+// sent back { answer } (each field as read) or { error }; it returns
+// [text, isError].
+const ask = (message, ...fields) => ({ message, fields });
+const tools = {
+  delete: function* (a) {
+    const r = yield ask(`Delete ${a.paths.length} files: ${a.paths.join(", ")}?`);
+    return r.error ? [r.error, true] : ["deleted " + a.paths.join(", "), false];
+  },
+  order: function* () {
+    const first = yield ask("What size, and how many?", arg("size", "string", { choices: ["S", "M", "L"] }),
+      arg("count", "integer", { min: 1, max: 10, optional: true, def: 1 }));
+    if (first.error) return [first.error, true];
+    const second = yield ask("Gift wrap?", arg("wrap", "boolean", { optional: true }));
+    if (second.error) return [second.error, true];
+    return [`size=${first.answer.size} count=${first.answer.count} wrap=${second.answer.wrap}`, false];
+  },
+  form: function* () {
+    const r = yield ask("Tell me about you", arg("name", "string", { description: "your name", min: 1, max: 20 }),
+      arg("age", "integer", { min: 0, max: 150 }), arg("height", "number", { description: "in metres", min: 0.5, optional: true }),
+      arg("subscribe", "boolean", { optional: true, def: true }),
+      arg("color", "string", { choices: ["red", "green"], optional: true, def: "green" }), arg("note", "string", { optional: true }));
+    if (r.error) return [r.error, true];
+    const a = r.answer;
+    return [`name=${a.name} age=${a.age} height=${String(a.height)} subscribe=${a.subscribe} color=${a.color} note=${a.note} given=${r.given.includes("note")}`, false];
+  },
+  careless: function* () {
+    const r = yield ask("Sure?");
+    return ["went on: " + (r.error ?? "<nil>"), false];
+  },
+  timed: function* () {
+    const r = yield ask("Still there?");
+    return r.error ? [r.error, true] : ["yes", false];
+  },
+  list: function* () {
+    yield ask("Which?", arg("which", "strings")); // a form cannot hold it: a panic
+  },
+};
+
+// form is a question's requestedSchema.
+function form(fields) {
+  const properties = {}, required = [];
+  for (const a of fields) {
+    const p = { type: a.kind }, [lo, hi] = bounds(a);
+    if (a.description) p.description = a.description;
+    if (lo !== -Infinity) p[boundNames[a.kind][0]] = lo;
+    if (hi !== Infinity) p[boundNames[a.kind][1]] = hi;
+    if (a.choices) p.enum = a.choices;
+    if (a.def !== undefined) p.default = a.def;
+    properties[a.name] = p;
+    if (!a.optional) required.push(a.name);
+  }
+  return { type: "object", properties, required };
+}
+
+// read reads the client's answer to a question of fields: { answer,
+// given } on accept, if its content fits them, else { error }. Members
+// the fields do not name are ignored.
+function read(r, fields) {
+  const action = r?.action;
+  if (action === "decline") return { error: declined };
+  if (action === "cancel") return { error: dismissed };
+  if (action !== "accept" || (Object.hasOwn(r, "content") && type(r.content) !== "object"))
+    return { error: `the client's answer is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept` };
+  const content = r.content ?? {}, problems = [], answer = {}, given = [];
+  for (const a of fields) {
+    if (!Object.hasOwn(content, a.name)) {
+      if (!a.optional) problems.push(`missing required argument "${a.name}" (${what(a, false)})`);
+      answer[a.name] = a.def ?? zero[a.kind];
+      continue;
+    }
+    const f = fault(a, content[a.name]);
+    if (f) problems.push(`argument "${a.name}" must be ${f}`);
+    answer[a.name] = content[a.name];
+    given.push(a.name);
+  }
+  return problems.length ? { error: "the answer does not fit the question: " + problems.join("; ") } : { answer, given };
+}
+
+const formKinds = ["string", "number", "integer", "boolean"];
+const out = (msg) => console.log(JSON.stringify(msg));
+const result = (text, isError, modern) => ({ ...(modern ? { resultType: "complete" } : {}), content: [{ type: "text", text }], isError });
+const internal = { code: -32603, message: "Internal error" };
+const invalidParams = { code: -32602, message: "Invalid params" };
+
+// The replies owed, in request order: { id, reply, question, call }; a
+// reply is written once those before it are, a question once its call's
+// reply is next.
+const owed = [];
+let batching = false; // a batch's replies are written together, as one line
+function flush() {
+  if (batching) return;
+  while (owed.length && owed[0].reply) out(owed.shift().reply);
+  if (owed.length && owed[0].question) {
+    out(owed[0].question);
+    owed[0].question = null;
+  }
+}
+
+// A legacy session's state.
+let canAsk = false, asked = 0;
+const canAskWith = (caps) => type(caps?.elicitation) === "object" && (Object.hasOwn(caps.elicitation, "form") || !Object.hasOwn(caps.elicitation, "url"));
+
+// run runs tool for the request req, in a legacy session (entry, its place
+// in owed) or a 2026-07-28 one (answers), until it returns or, legacy, asks.
+function step(call, sent) {
+  for (let next = call.gen.next(sent); ; next = call.gen.next(sent)) {
+    if (next.done) return finish(call, next.value);
+    const q = next.value;
+    if (!q.fields.every((a) => formKinds.includes(a.kind))) return finish(call, undefined, internal);
+    const question = { message: q.message, requestedSchema: form(q.fields) };
+    if (!call.canAsk) sent = { error: cannotAsk };
+    else if (call.modern && call.n < call.answers.length) sent = read(call.answers[call.n], q.fields);
+    else if (call.modern) {
+      call.pending ??= { resultType: "input_required", inputRequests: { ["ask-" + (call.n + 1)]: { method: "elicitation/create", params: question } },
+        ...(call.n > 0 ? { requestState: JSON.stringify(call.answers.slice(0, call.n)) } : {}) };
+      sent = { error: inputRequired };
+    } else {
+      call.waiting = { id: "ask-" + ++asked, fields: q.fields };
+      call.entry.question = { jsonrpc: "2.0", id: call.waiting.id, method: "elicitation/create", params: question };
+      return flush();
+    }
+    call.n++;
+  }
+}
+
+function finish(call, [text, isError] = [], error) {
+  const res = call.pending ?? (error ? undefined : result(text, isError, call.modern));
+  call.entry.reply = { jsonrpc: "2.0", id: call.id, ...(res ? { result: res } : { error }) };
+  flush();
+}
+
+// answered resumes the legacy call waiting for the question id with sent.
+function answered(id, sent) {
+  const call = calls.find((c) => c.waiting?.id === id);
+  if (!call) return; // ignored
+  call.waiting = null;
+  call.n++;
+  step(call, sent);
+}
+
+// ended ends the wait of each legacy call still waiting: why, and the
+// reason the client is told, if it was asked.
+function ended(why, reason) {
+  for (const call of calls.filter((c) => c.waiting)) {
+    if (reason) out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason } });
+    if (why === "timeout") {
+      call.waiting = null;
+      finish(call, [`tool ${call.name} did not finish within its time limit of 100ms`, true]);
+    } else answered(call.waiting.id, { error: why });
+  }
+}
+
+// readAnswers returns a 2026-07-28 retry's answers, or its error.
+function readAnswers(p) {
+  let answers = [];
+  if (Object.hasOwn(p, "requestState")) {
+    try { answers = JSON.parse(p.requestState); } catch { answers = null; }
+    if (typeof p.requestState !== "string" || !Array.isArray(answers)) return { error: invalidParams };
+  }
+  const responses = p.inputResponses ?? {};
+  if (type(responses) !== "object") return { error: invalidParams };
+  const key = "ask-" + (answers.length + 1);
+  for (const k of Object.keys(responses))
+    if (k !== key) return { error: { code: -32602, message: `Unknown input response: ${k} (mcp asked ${key})` } };
+  return { answers: Object.hasOwn(responses, key) ? [...answers, responses[key]] : answers };
+}
+
+const calls = [];
+function request(req, inBatch) {
+  const meta = req.params?._meta, modern = meta?.["io.modelcontextprotocol/protocolVersion"] === "2026-07-28";
+  const entry = { id: req.id };
+  owed.push(entry);
+  if (req.method === "initialize") {
+    const v = req.params.protocolVersion;
+    canAsk = ["2025-06-18", "2025-11-25"].includes(v) && canAskWith(req.params.capabilities);
+    entry.reply = { jsonrpc: "2.0", id: req.id, result: { protocolVersion: v, capabilities: { tools: {}, resources: {} }, serverInfo: { name: "shipcode-mcp", version: "0.1.0" } } };
+  } else if (req.method === "ping") entry.reply = { jsonrpc: "2.0", id: req.id, result: {} };
+  else {
+    const p = req.params, { answers, error } = modern ? readAnswers(p) : { answers: [] };
+    if (error) entry.reply = { jsonrpc: "2.0", id: req.id, error };
+    else {
+      const call = { id: req.id, name: p.name, entry, modern, answers, n: 0, gen: tools[p.name](p.arguments ?? {}),
+        canAsk: !inBatch && (modern ? canAskWith(meta["io.modelcontextprotocol/clientCapabilities"]) : canAsk) };
+      calls.push(call);
+      return step(call, undefined);
+    }
+  }
+  if (!inBatch) flush();
+}
+
+const name = process.argv[2] ?? "";
+for (const line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0, -1)) {
+  const msg = JSON.parse(line);
+  if (Array.isArray(msg)) { // legacy: a batch's calls cannot ask, and its replies are one line
+    const start = owed.length;
+    batching = true;
+    msg.forEach((m) => request(m, true));
+    batching = false;
+    owed.push({ reply: owed.splice(start).map((e) => e.reply) });
+    flush();
+  } else if (!("method" in msg)) answered(msg.id, msg.error ? { error: `${cannotAsk}: it answered ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
+  else if (msg.method === "notifications/cancelled") {
+    const call = calls.find((c) => c.id === msg.params.requestId && c.waiting);
+    out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason: "cancelled by the client" } });
+    call.waiting = null;
+    owed.splice(owed.indexOf(call.entry), 1);
+    flush();
+  } else request(msg, false);
+}
+if (name.endsWith("_eof")) ended(`${cannotAsk}: its input ended`);
+else if (name.endsWith("_signal")) ended("stopped by a signal", "stopped by a signal");
+else ended("timeout", "time limit passed");
