@@ -826,7 +826,7 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 			if m := e.get("message"); m.kind() == '"' {
 				why = m.text()
 			}
-			err = fmt.Errorf("%w: it answered %s", errCannotAsk, quoteText(why))
+			err = fmt.Errorf("%w: the question got the error %s", errCannotAsk, quoteText(why))
 		}
 	case <-ctx.Done():
 	case <-s.eof:

@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -316,6 +317,111 @@ func schemaFault(version, method string, result map[string]any) string {
 				if _, ok := item[m]; !ok {
 					return fmt.Sprintf("a %s item without %s", item["type"], m)
 				}
+			}
+		}
+	}
+	return ""
+}
+
+// TestAskShapes: each question in testdata/ask and testdata/recipe/ask,
+// which TestAsk and TestREADME have the binary write byte for byte (a
+// legacy elicitation/create request, or a 2026-07-28 input_required
+// result), and each cancel of one, has the shape the published schema
+// of its version (schema/VERSION/schema.json) gives it, as askFault
+// transcribes it.
+func TestAskShapes(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ask/*.out")
+	n := 0
+	for _, file := range append(files, "testdata/recipe/ask/delete.out") {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var msg struct {
+				ID     any
+				Method string
+				Params map[string]any
+				Result map[string]any
+			}
+			if strings.HasPrefix(line, "[") { // a batch's replies, which ask nothing
+				continue
+			} else if json.Unmarshal([]byte(line), &msg) != nil {
+				t.Fatalf("%s line %d: not JSON", file, i+1)
+			}
+			fault := ""
+			switch _, idOK := msg.ID.(string); {
+			case msg.Method == "elicitation/create":
+				n++
+				fault = cmp.Or(map[bool]string{false: "an id not a string"}[idOK], askFault(msg.Params))
+			case msg.Method == "notifications/cancelled":
+				_, id := msg.Params["requestId"].(string)
+				_, reason := msg.Params["reason"].(string)
+				fault = map[bool]string{false: "a cancel without a requestId and a reason"}[id && reason && len(msg.Params) == 2]
+			case msg.Result["resultType"] == "input_required":
+				n++
+				questions, _ := msg.Result["inputRequests"].(map[string]any)
+				_, state := msg.Result["requestState"].(string)
+				if len(questions) != 1 || len(msg.Result) != 2+map[bool]int{true: 1}[state] {
+					fault = "not resultType, one input request, and requestState if any, a string"
+				}
+				for _, q := range questions {
+					q, _ := q.(map[string]any)
+					params, _ := q["params"].(map[string]any)
+					fault = cmp.Or(fault, map[bool]string{false: "an input request not elicitation/create"}[q["method"] == "elicitation/create" && len(q) == 2], askFault(params))
+				}
+			}
+			if fault != "" {
+				t.Errorf("%s line %d: %s\n%s", file, i+1, fault, clip(line, 300))
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d questions in the files, want at least 20", n)
+	}
+}
+
+// askFault says what params, an elicitation/create request's, lack or
+// have amiss by the schemas of 2025-06-18, 2025-11-25 and 2026-07-28,
+// which agree on what mcp sends: a message, and a requestedSchema of type
+// object, whose properties are PrimitiveSchemaDefinitions (StringSchema,
+// NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, with the
+// members and types each allows), and whose required names them. Of
+// default, 2025-06-18 lists only a boolean's, but allows any member.
+func askFault(params map[string]any) string {
+	schema, _ := params["requestedSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]any)
+	if _, ok := params["message"].(string); !ok || len(params) != 2 || schema["type"] != "object" || props == nil || required == nil || len(schema) != 3 {
+		return "params not a message and a requestedSchema of type, properties and required"
+	}
+	for _, r := range required {
+		if name, _ := r.(string); props[name] == nil {
+			return fmt.Sprintf("required names %v, not a property", r)
+		}
+	}
+	number := func(v any) bool { _, ok := v.(float64); return ok }
+	text := func(v any) bool { _, ok := v.(string); return ok }
+	for name, p := range props {
+		p, _ := p.(map[string]any)
+		allowed := map[string]func(any) bool{"type": text, "title": text, "description": text}
+		switch p["type"] {
+		case "string":
+			allowed["minLength"], allowed["maxLength"], allowed["default"] = number, number, text
+			allowed["enum"] = func(v any) bool {
+				list, ok := v.([]any)
+				return ok && !slices.ContainsFunc(list, func(e any) bool { return !text(e) })
+			}
+		case "number", "integer":
+			allowed["minimum"], allowed["maximum"], allowed["default"] = number, number, number
+		case "boolean":
+			allowed["default"] = func(v any) bool { _, ok := v.(bool); return ok }
+		default:
+			return fmt.Sprintf("property %q of type %v", name, p["type"])
+		}
+		for k, v := range p {
+			if ok := allowed[k]; ok == nil || !ok(v) {
+				return fmt.Sprintf("property %q has %s %v", name, k, v)
 			}
 		}
 	}
@@ -1926,7 +2032,8 @@ var userBuild struct {
 func userCopy(t *testing.T) string {
 	t.Helper()
 	userBuild.Do(func() {
-		entry, name, fn := readmeRecipe(t)
+		entry, name, fn := readmeRecipe(t, 0)
+		askEntry, askName, askFn := readmeRecipe(t, 2)
 		src, _ := os.ReadFile("main_test.go")
 		names := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"} // TestToolText's, made in a loop
 		for _, m := range regexp.MustCompile(`name: "([A-Za-z0-9_.-]{1,128})"`).FindAllStringSubmatch(string(src), -1) {
@@ -1936,6 +2043,9 @@ func userCopy(t *testing.T) string {
 func init() {
 	added := []tool{}
 	has := func(tools []tool, name string) bool { return slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) }
+	if !has(tools, %q) {
+		added = append(added, tool%s)
+	}
 	if !has(tools, %q) {
 		added = append(added, tool%s)
 	}
@@ -1951,8 +2061,8 @@ func init() {
 	}
 	tools = slices.Insert(tools, i, added...)
 }
-`, name, entry, slices.Compact(slices.Sorted(slices.Values(names))))
-		userBuild.dir, userBuild.err = makeCopy(recipeImports + fn + extra)
+`, name, entry, askName, askEntry, slices.Compact(slices.Sorted(slices.Values(names))))
+		userBuild.dir, userBuild.err = makeCopy(recipeImports + fn + askFn + extra)
 	})
 	if userBuild.err != nil {
 		t.Fatal(userBuild.err)
@@ -3376,24 +3486,26 @@ func TestREADME(t *testing.T) {
 			t.Errorf("README names %s, a commit of this repository: history belongs in commit messages", m[2])
 		}
 	}
-	checkRecipe(t, text[strings.Index(text, "## Adding a tool"):])
+	checkRecipe(t, text[strings.Index(text, "## Adding a tool"):], 0, "testdata/recipe")
+	checkRecipe(t, text[strings.Index(text, "## Adding a tool"):], 2, "testdata/recipe/ask")
 }
 
-// readmeRecipe returns the README's recipe for adding a tool: its first
-// Go block, the catalogue entry, and the tool's name; its second, the
-// function, or "" if the package declares it already (the user has
-// pasted it). recipeImports has what the function needs.
-func readmeRecipe(t *testing.T) (entry, name, fn string) {
+// readmeRecipe returns one of the README's recipes for adding a tool,
+// the first (0, greet) or the second (2, delete, which asks), from the
+// Go block of that index: the catalogue entry, and the tool's name; from
+// the next block, the function, or "" if the package declares it already
+// (the user has pasted it). recipeImports has what the function needs.
+func readmeRecipe(t *testing.T, first int) (entry, name, fn string) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	section := string(readme[bytes.Index(readme, []byte("## Adding a tool")):])
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(section, 2)
-	if len(blocks) != 2 {
-		t.Fatalf("the recipe has %d Go blocks, want 2", len(blocks))
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(section, first+2)
+	if len(blocks) != first+2 {
+		t.Fatalf("the recipes have %d Go blocks, want %d", len(blocks), first+2)
 	}
-	entry, fn = strings.TrimSuffix(strings.TrimSpace(blocks[0][1]), ","), blocks[1][1]
+	entry, fn = strings.TrimSuffix(strings.TrimSpace(blocks[first][1]), ","), blocks[first+1][1]
 	f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+fn, 0)
 	if err != nil {
 		t.Fatalf("the recipe's function: %v", err)
@@ -3404,21 +3516,22 @@ func readmeRecipe(t *testing.T) (entry, name, fn string) {
 	return entry, regexp.MustCompile(`name: "([^"]+)"`).FindStringSubmatch(entry)[1], fn
 }
 
-// checkRecipe runs the README's recipe: in the package itself if its
-// catalogue has a tool of the recipe's name, else in the user's copy (see
-// userCopy). It pipes each
-// testdata/recipe/NAME.in through the binary and compares its stdout with
-// NAME.out, which node computed (NAME.mjs), and checks that the reply the
-// README shows is the first there.
-func checkRecipe(t *testing.T, section string) {
-	_, name, _ := readmeRecipe(t)
+// checkRecipe runs the README's recipe that starts at Go block first
+// (see readmeRecipe): in the package itself if its catalogue has a tool of
+// the recipe's name, else in the user's copy (see userCopy). It pipes
+// each dir/NAME.in through the binary and compares its stdout with
+// NAME.out, which node computed (testdata/recipe/greet.mjs, and
+// testdata/ask/ask.mjs for testdata/recipe/ask), and checks that the
+// reply the README shows, if any, is the first there.
+func checkRecipe(t *testing.T, section string, first int, dir string) {
+	_, name, _ := readmeRecipe(t, first)
 	bin := mcpPath(t)
 	if !slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) {
 		bin = filepath.Join(userCopy(t), "mcp")
 	}
-	ins, _ := filepath.Glob("testdata/recipe/*.in")
+	ins, _ := filepath.Glob(dir + "/*.in")
 	if len(ins) == 0 {
-		t.Fatal("no testdata/recipe/*.in")
+		t.Fatalf("no %s/*.in", dir)
 	}
 	for _, in := range ins {
 		input, _ := os.ReadFile(in)
@@ -3439,7 +3552,7 @@ func checkRecipe(t *testing.T, section string) {
 
 // recipeImports are the imports the README's recipe and TestUserTools
 // need in a copy of the package.
-const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _, _ = context.Background, fmt.Errorf, slices.Insert[[]int], strings.Repeat\n\n"
+const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"os\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _, _, _ = context.Background, fmt.Errorf, os.OpenRoot, slices.Insert[[]int], strings.Repeat\n\n"
 
 // readmeFigure returns the number that pattern's group matches in the
 // README: a bound the README states is the bound its test asserts.

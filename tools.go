@@ -305,7 +305,7 @@ func readAnswer(answer value, fields []arg, none arguments) (arguments, error) {
 	}
 	in, _ := bind(fields, content)
 	var b strings.Builder
-	if writeFaults(&b, in, value{}, ""); b.Len() > 0 {
+	if writeFaults(&b, in, value{}, "", "field"); b.Len() > 0 {
 		return none, errors.New("the answer does not fit the question: " + b.String()[2:])
 	}
 	return in, nil
@@ -457,7 +457,7 @@ func (in arguments) index(name, kind string) int {
 func (t *tool) check(args value) (in arguments, faults string) {
 	in, extra := bind(t.args, args)
 	var b strings.Builder // the faults, each after "; "
-	writeFaults(&b, in, extra, "")
+	writeFaults(&b, in, extra, "", "argument")
 	if b.Len() > 0 {
 		return in, "Invalid arguments for tool " + t.name + ": " + b.String()[2:]
 	}
@@ -485,28 +485,28 @@ func bind(args []arg, obj value) (in arguments, extra value) {
 // writeFaults writes to b, each after "; ", what is wrong with in, bound
 // from an object with extra: an argument missing, amiss, or not declared,
 // named by its path from the top ("options.depth", "filters[0].field").
-func writeFaults(b *strings.Builder, in arguments, extra value, path string) {
+func writeFaults(b *strings.Builder, in arguments, extra value, path, noun string) {
 	for i, a := range in.args {
 		v, name := in.value(i), path+a.name
 		switch fault := a.fault(v); {
 		case !v.exists() && !a.optional:
-			b.WriteString(`; missing required argument "` + name + `" (` + a.what(false) + ")")
+			b.WriteString(`; missing required ` + noun + ` "` + name + `" (` + a.what(false) + ")")
 		case fault != "":
-			b.WriteString(`; argument "` + name + `" must be ` + fault)
+			b.WriteString("; " + noun + ` "` + name + `" must be ` + fault)
 		case v.exists() && a.kind == "object":
 			sub, extra := bind(a.args, v)
-			writeFaults(b, sub, extra, name+".")
+			writeFaults(b, sub, extra, name+".", noun)
 		case v.exists() && a.kind == "objects":
 			n := 0
 			for _, e := range v.items() {
 				sub, extra := bind(a.args, e)
-				writeFaults(b, sub, extra, name+"["+strconv.Itoa(n)+"].")
+				writeFaults(b, sub, extra, name+"["+strconv.Itoa(n)+"].", noun)
 				n++
 			}
 		}
 	}
 	if extra.exists() {
-		b.WriteString(`; unexpected argument "` + path)
+		b.WriteString("; unexpected " + noun + ` "` + path)
 		writeText(b, extra.raw()) // at once: it can be as long as the line
 		var allowed []string
 		for _, a := range in.args {

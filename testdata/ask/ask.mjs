@@ -57,6 +57,13 @@ const tools = {
   },
 };
 
+// The README's delete, for testdata/recipe/ask (TestREADME), asks and
+// answers in words of its own.
+if ((process.argv[2] ?? "").includes("recipe/")) tools.delete = function* (a) {
+  const r = yield ask(`Delete ${a.paths.join(", ")}?`);
+  return r.error ? [r.error, true] : ["Deleted " + a.paths.join(", "), false];
+};
+
 // form is a question's requestedSchema.
 function form(fields) {
   const properties = {}, required = [];
@@ -85,12 +92,12 @@ function read(r, fields) {
   const content = r.content ?? {}, problems = [], answer = {}, given = [];
   for (const a of fields) {
     if (!Object.hasOwn(content, a.name)) {
-      if (!a.optional) problems.push(`missing required argument "${a.name}" (${what(a, false)})`);
+      if (!a.optional) problems.push(`missing required field "${a.name}" (${what(a, false)})`);
       answer[a.name] = a.def ?? zero[a.kind];
       continue;
     }
     const f = fault(a, content[a.name]);
-    if (f) problems.push(`argument "${a.name}" must be ${f}`);
+    if (f) problems.push(`field "${a.name}" must be ${f}`);
     answer[a.name] = content[a.name];
     given.push(a.name);
   }
@@ -219,7 +226,7 @@ for (const line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0
     batching = false;
     owed.push({ reply: owed.splice(start).map((e) => e.reply) });
     flush();
-  } else if (!("method" in msg)) answered(msg.id, msg.error ? { error: `${cannotAsk}: it answered ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
+  } else if (!("method" in msg)) answered(msg.id, msg.error ? { error: `${cannotAsk}: the question got the error ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
   else if (msg.method === "notifications/cancelled") {
     const call = calls.find((c) => c.id === msg.params.requestId && c.waiting);
     out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason: "cancelled by the client" } });
