@@ -153,26 +153,26 @@ type server struct {
 	}
 
 	mu       sync.Mutex
-	changed  sync.Cond             // broadcast when what follows changes so that one waiting may go on
-	replies  []reply               // what is owed, in request order, from the first not yet written;
-	written  int                   // how many were written before replies[0] (see toolCall.place);
-	notes    [][]byte              // notifications to write at once
-	held     int                   // the cost of replies and of calls waiting: the loop waits past maxHeld
-	running  []*toolCall           // calls running, at most maxCalls,
-	cost     int                   // of this cost in all (see toolCall.cost),
-	waiting  []*toolCall           // and calls waiting for room, in order,
-	index    map[string]*toolCall  // by id key
-	asked    int                   // how many questions tools asked (see ask),
-	asking   map[string]chan value // and, by id key, where each waiting goes
-	eof      chan struct{}         // closed when the input ends: no answer will come
-	inline   *toolCall             // the call the loop runs itself, if any
-	ticking  bool                  // the timer is set
-	pen      bool                  // a goroutine writes (see drain),
-	again    bool                  // and more was made ready meanwhile
-	idle     bool                  // the loop waits for input
-	ended    bool                  // the loop has ended: the input ended, or a signal stopped it
-	stopping bool                  // a signal stops mcp
-	err      error                 // why reading or writing failed
+	changed  sync.Cond            // broadcast when what follows changes so that one waiting may go on
+	replies  []reply              // what is owed, in request order, from the first not yet written;
+	written  int                  // how many were written before replies[0] (see toolCall.place);
+	notes    [][]byte             // notifications to write at once
+	held     int                  // the cost of replies and of calls waiting: the loop waits past maxHeld
+	running  []*toolCall          // calls running, at most maxCalls,
+	cost     int                  // of this cost in all (see toolCall.cost),
+	waiting  []*toolCall          // and calls waiting for room, in order,
+	index    map[string]*toolCall // by id key
+	asked    int                  // how many questions tools asked (see ask),
+	asking   map[string]*toolCall // and, by id key, the calls whose question waits
+	eof      chan struct{}        // closed when the input ends: no answer will come
+	inline   *toolCall            // the call the loop runs itself, if any
+	ticking  bool                 // the timer is set
+	pen      bool                 // a goroutine writes (see drain),
+	again    bool                 // and more was made ready meanwhile
+	idle     bool                 // the loop waits for input
+	ended    bool                 // the loop has ended: the input ended, or a signal stopped it
+	stopping bool                 // a signal stops mcp
+	err      error                // why reading or writing failed
 }
 
 // reply is a place in the order of what mcp writes: the reply a request
@@ -215,7 +215,7 @@ const handOffAfter = time.Millisecond / 4
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, index: map[string]*toolCall{}}
-	s.asking, s.eof = map[string]chan value{}, make(chan struct{})
+	s.asking, s.eof = map[string]*toolCall{}, make(chan struct{})
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
 	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 64<<10)}
@@ -303,6 +303,9 @@ func (s *server) room() bool {
 	defer s.mu.Unlock()
 	if s.held >= maxHeld {
 		s.log.notice("mcp: reading paused while replies wait: %d held", len(s.replies)+len(s.waiting))
+		for _, c := range s.running { // no answer can be read now
+			s.unask(c, errPaused)
+		}
 	}
 	for s.held >= maxHeld && s.err == nil {
 		s.changed.Wait()
@@ -338,6 +341,9 @@ func (s *server) stopNow() {
 	s.stop(errStopped)
 	s.mu.Lock()
 	s.stopping, s.ended = true, s.ended || s.idle
+	for _, c := range s.running { // a question waits no more, whatever its context
+		s.unask(c, errStopped)
+	}
 	s.changed.Broadcast()
 	s.mu.Unlock()
 }
@@ -419,9 +425,11 @@ func (s *server) due() int {
 	if n < len(s.replies) && !s.replies[n].ready && s.replies[n].call != nil && s.replies[n].call.question != nil {
 		t.question, s.replies[n].call.question = s.replies[n].call.question, nil
 	}
-	rest := copy(s.replies, s.replies[n:]) // most often none: replies keeps its room
-	clear(s.replies[rest:])
-	s.replies, s.written = s.replies[:rest], s.written+n
+	if n > 0 { // else, with replies waiting behind a call, a copy per line read
+		rest := copy(s.replies, s.replies[n:]) // most often none: replies keeps its room
+		clear(s.replies[rest:])
+		s.replies, s.written = s.replies[:rest], s.written+n
+	}
 	return n + len(t.notes) + len(t.question)
 }
 
@@ -510,7 +518,8 @@ type callState struct {
 	asked      int               // under mu: how many it has asked,
 	pending    obj               // and the result that asks the first unanswered
 	question   []byte            // legacy, under the server's mu: a question to send (see due),
-	askID      string            // and the id of the one waiting, if any (see ask)
+	askID      string            // the id of the one waiting, if any (see ask),
+	reply      chan answer       // and what ends its wait
 	start      time.Time         // when it was read, for the log
 	place      int               // its reply's place in the order (see written)
 	cost       int               // what it holds: its arguments' bytes and keptCost
@@ -546,10 +555,13 @@ func (c *toolCall) release() {
 	}
 }
 
-// The causes of a call's context's end that are not a signal.
+// The causes of a call's context's end that are not a signal; and what
+// else ends a question's wait (see ask).
 var (
 	errClientCancelled = errors.New("cancelled by the client")
 	errTimedOut        = errors.New("time limit passed")
+	errReturned        = errors.New("the tool returned")
+	errPaused          = fmt.Errorf("%w: mcp stopped reading while replies wait", errCannotAsk)
 )
 
 // start gives c, a call, its place in the order of replies and runs it:
@@ -616,6 +628,7 @@ func (s *server) run(c *toolCall) (handedOff bool) {
 		c.text, c.isError, c.extras = fmt.Sprintf("tool %s did not finish within its time limit of %v", c.tool.name, c.tool.timeout), true, nil
 	}
 	s.mu.Lock()
+	s.unask(c, errReturned) // one a goroutine of its tool asks
 	r := &s.replies[c.place-s.written]
 	r.ready, r.result, r.err, r.cost, r.call, s.held = true, result, err, c.cost, c, s.held+c.cost
 	if err == errCancelled {
@@ -762,24 +775,34 @@ func (s *server) report(c *toolCall, gen uint64, token value, last *float64, don
 // tool's progress waits (see report).
 const maxNotes = 64
 
+// answer is what ends a question's wait (see ask): the client's response,
+// or why none will come.
+type answer struct {
+	msg value
+	err error
+}
+
 // answered hands msg, the client's response to the question whose id is
-// id, to the tool waiting for it; a response to no question waiting (one
-// mcp never asked, or one whose wait ended) is ignored.
+// id, to the tool waiting for it; a response to no question sent and
+// waiting (one mcp never asked, has not sent yet, or whose wait ended) is
+// ignored.
 func (s *server) answered(id, msg value) {
 	s.mu.Lock()
-	answer := s.asking[id.key()]
-	delete(s.asking, id.key())
-	s.mu.Unlock()
-	if answer == nil {
+	defer s.mu.Unlock()
+	c := s.asking[id.key()]
+	if c == nil || c.question != nil {
 		s.log.printf("mcp: - id=%s a response to no question waiting: ignored", logID(id))
 		return
 	}
-	answer <- msg
+	c.reply <- answer{msg: msg} // room for one, and only one is sent
+	delete(s.asking, id.key())
+	c.askID = ""
 }
 
-// unask ends, with mu held, the wait of c's question, if one waits: a
-// response that comes now is ignored, and the client, if it was asked
-// and the call's context ended, is told why, so that it can stop asking.
+// unask ends, with mu held, the wait of c's question, if one waits, for
+// why (nil: the input ended): a response that comes now is ignored, and
+// the client, if it was asked and can still read, is told why, so that it
+// can stop asking.
 func (s *server) unask(c *toolCall, why error) {
 	if c.askID == "" {
 		return
@@ -788,6 +811,7 @@ func (s *server) unask(c *toolCall, why error) {
 		note := obj{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", obj{{"requestId", c.askID}, {"reason", why.Error()}}}}
 		s.notes = append(s.notes, []byte(quote(note)+"\n"))
 	}
+	c.reply <- answer{err: why}
 	delete(s.asking, "s"+c.askID)
 	c.askID, c.question = "", nil
 }
@@ -796,8 +820,8 @@ func (s *server) unask(c *toolCall, why error) {
 // the client of a legacy session, once the replies before c's are written
 // (see due), and returns the result of its response. An error response is
 // errCannotAsk, saying why; so is the end of input. ctx's end ends the
-// wait too, with its cause, and the client, if asked, is told that the
-// question is cancelled. c's questions are asked one at a time.
+// wait too, with its cause, as do c's return, a signal, and reading paused
+// (see unask's callers). c's questions are asked one at a time.
 func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, error) {
 	c.asking.Lock()
 	defer c.asking.Unlock()
@@ -809,45 +833,36 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 		return value{}, inputEnded
 	default:
 	}
-	answer, start := make(chan value, 1), time.Now()
+	reply, start := make(chan answer, 1), time.Now()
 	s.mu.Lock()
 	s.asked++
 	id := "ask-" + strconv.Itoa(s.asked)
-	s.asking["s"+id], c.askID = answer, id // as value.key() has it
+	s.asking["s"+id], c.askID, c.reply = c, id, reply // as value.key() has it
 	c.question = []byte(quote(obj{{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", question}}) + "\n")
 	s.mu.Unlock()
 	s.drain()
-	var msg value
-	var err error
+	var got answer
 	select {
-	case msg = <-answer:
-		if e := msg.get("error"); e.exists() {
-			why := string(e.raw())
-			if m := e.get("message"); m.kind() == '"' {
-				why = m.text()
-			}
-			err = fmt.Errorf("%w: the question got the error %s", errCannotAsk, quoteText(why))
-		}
+	case got = <-reply:
 	case <-ctx.Done():
 	case <-s.eof:
 	}
-	if !msg.exists() { // a signal ends the input too: ctx says why first
-		err = cmp.Or(context.Cause(ctx), inputEnded)
-	}
 	s.mu.Lock()
-	if _, waiting := s.asking["s"+id]; !waiting { // answered, or ended by cancelCall
-		c.askID = ""
-	}
-	s.unask(c, context.Cause(ctx))
+	s.unask(c, context.Cause(ctx)) // if ctx, or the input, ended it
 	s.mu.Unlock()
 	s.drain()
-	if s.log != nil {
-		ended := "answered"
-		if err != nil {
-			ended = err.Error()
+	msg, err := got.msg, got.err
+	if e := msg.get("error"); e.exists() {
+		why := string(e.raw())
+		if m := e.get("message"); m.kind() == '"' {
+			why = m.text()
 		}
-		s.log.printf("mcp: asked id=%q %v %s", id, time.Since(start), ended)
+		err = fmt.Errorf("%w: the question got the error %s", errCannotAsk, quoteText(why))
 	}
+	if !msg.exists() && err == nil { // a signal ends the input too: ctx says why first
+		err = cmp.Or(context.Cause(ctx), inputEnded)
+	}
+	s.log.printf("mcp: asked id=%q %v %v", id, time.Since(start), cmp.Or[any](err, "answered"))
 	return msg.get("result"), err
 }
 

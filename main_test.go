@@ -323,6 +323,60 @@ func schemaFault(version, method string, result map[string]any) string {
 	return ""
 }
 
+// TestAskWhileReadingPauses: a question waits while the client sends,
+// behind its call, 70,000 pings, whose replies cannot be written before
+// the call's: past 16 MiB held, reading pauses, so no answer could be
+// read. The question ends at once (the client told why), the call
+// returns, and every reply is written, where mcp waited for ever.
+func TestAskWhileReadingPauses(t *testing.T) {
+	t.Parallel()
+	in, want := readFixture(t, "testdata/ask/legacy_signal") // its lines but the signal's cause
+	lines := strings.SplitAfter(string(want), "\n")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
+	c := startCommand(t, cmd)
+	io.WriteString(c.stdin, string(in))
+	c.readUntil(t, lines[1]) // the question
+	const n = 70000
+	go func() {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		io.WriteString(c.stdin, b.String()+`{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept"}}`+"\n")
+		c.stdin.Close()
+	}()
+	why := "the client cannot ask the user: mcp stopped reading while replies wait"
+	var rest strings.Builder
+	rest.WriteString(strings.Replace(lines[2], "stopped by a signal", why, 1) + strings.Replace(lines[3], "stopped by a signal", why, 1))
+	for i := range n {
+		fmt.Fprintf(&rest, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i)
+	}
+	if out, st := c.finish(t); string(out) != rest.String() || st.ExitCode() != 0 {
+		t.Errorf("exit %v\n%s", st, firstDiff(nil, out, []byte(rest.String())))
+	}
+}
+
+// TestAskFromAnEarlierCall: a goroutine that a call's tool left running
+// asks once the call's struct serves another call: it gets errCannotAsk,
+// and the new call's first question is its own first, "ask-1".
+func TestAskFromAnEarlierCall(t *testing.T) {
+	st := callState{canAsk: true}
+	st.modern = true
+	c := newCall(st)
+	old := arguments{call: c, gen: c.gen}
+	c.mu.Lock()
+	c.gen++ // reused
+	c.mu.Unlock()
+	if _, err := old.ask(context.Background(), "Late?"); err != errCannotAsk {
+		t.Errorf("an earlier call's question: %v, want errCannotAsk", err)
+	}
+	now := arguments{call: c, gen: c.gen}
+	if _, err := now.ask(context.Background(), "First?"); err != errInputRequired || !strings.Contains(quote(c.pending), `{"ask-1":`) {
+		t.Errorf("the call's first question: %v, %s", err, quote(c.pending))
+	}
+}
+
 // TestAskShapes: each question in testdata/ask and testdata/recipe/ask,
 // which TestAsk and TestREADME have the binary write byte for byte (a
 // legacy elicitation/create request, or a 2026-07-28 input_required
@@ -479,6 +533,18 @@ var askCatalogue = []tool{
 			}
 			return "yes", nil
 		}},
+	{name: "wait", description: "Wait until cancelled", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			<-ctx.Done()
+			return "", context.Cause(ctx)
+		}},
+	{name: "detached", description: "Ask in a context of its own", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			if _, err := in.ask(context.Background(), "Sure?"); err != nil {
+				return "", err
+			}
+			return "sure", nil
+		}},
 	{name: "list", description: "Ask for a list, which a form cannot hold", args: []arg{},
 		run: func(ctx context.Context, in arguments) (string, error) {
 			_, err := in.ask(ctx, "Which?", arg{name: "which", kind: "strings"})
@@ -526,7 +592,7 @@ var loopCatalogue = []tool{
 		return <-kept, nil
 	}},
 	{name: "many", description: "Attach 1,000 items from each of 16 goroutines", output: []arg{{name: "n", kind: "integer"}},
-		run: func(_ context.Context, in arguments) (string, error) {
+		run: func(ctx context.Context, in arguments) (string, error) {
 			var wg sync.WaitGroup
 			for range 16 {
 				wg.Add(1)
@@ -539,7 +605,7 @@ var loopCatalogue = []tool{
 				}()
 			}
 			wg.Wait()
-			go func() { in.attach([]byte{2}, "image/png"); in.output("n", 0) }() // after: ignored
+			go func() { <-ctx.Done(); in.attach([]byte{2}, "image/png"); in.output("n", 0) }() // once returned (and handed off): ignored
 			return "", nil
 		}},
 	{name: "nan", description: "Report progress JSON cannot write", run: func(_ context.Context, in arguments) (string, error) {
@@ -3208,8 +3274,9 @@ func TestServeLoop(t *testing.T) {
 // binary as mcp, in both eras, reply as testdata/ask/NAME.out says, which
 // node computed from NAME.in (ask.mjs). Lines are sent as a client would:
 // an answer to ask-N once that question is out; a cancel once a question
-// waits. Then NAME_eof's input ends once every question is out, and
+// waits (but one whose id, or method, comes last is sent at once). Then NAME_eof's input ends once every question is out, and
 // NAME_signal gets SIGTERM; every other input ends once every reply is in.
+// With -v, each question is logged, and each response to none waiting.
 func TestAsk(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("testdata/ask/*.in")
@@ -3223,7 +3290,7 @@ func TestAsk(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			t.Parallel()
 			in, want := readFixture(t, name)
-			cmd := exec.Command(os.Args[0])
+			cmd := exec.Command(os.Args[0], "-v")
 			cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
 			c := startCommand(t, cmd)
 			var got bytes.Buffer
@@ -3245,7 +3312,7 @@ func TestAsk(t *testing.T) {
 				if id := answer.FindStringSubmatch(line); id != nil && bytes.Contains(want, []byte(`{"jsonrpc":"2.0","id":"`+id[1]+`","method"`)) {
 					readUntil(func() bool { return asked[id[1]] })
 					answered[id[1]] = true
-				} else if strings.Contains(line, `"method":"notifications/cancelled"`) {
+				} else if strings.HasPrefix(line, `{"jsonrpc":"2.0","method":"notifications/cancelled"`) {
 					readUntil(func() bool { return len(asked) > len(answered)+cancels })
 					cancels++
 				}
@@ -3265,6 +3332,11 @@ func TestAsk(t *testing.T) {
 			rest, st := c.finish(t)
 			if got.Write(rest); got.String() != string(want) || st.ExitCode() != 0 {
 				t.Errorf("exit %v\n%s", st, firstDiff(in, got.Bytes(), want))
+			}
+			logged := regexp.MustCompile(`(?m)^mcp: asked id="(ask-\d+)" [0-9.]+[µmn]?s (.*)$`).FindAllStringSubmatch(c.stderr.String(), -1)
+			if len(logged) != len(asked) || strings.HasSuffix(name, "/legacy") && (logged[0][2] != "answered" || !strings.HasPrefix(logged[9][2], errCannotAsk.Error()) ||
+				!strings.Contains(c.stderr.String(), "\nmcp: - id=\"ask-99\" a response to no question waiting: ignored\n")) {
+				t.Errorf("%d questions logged, want %d:\n%s", len(logged), len(asked), clip(c.stderr.String(), 2000))
 			}
 		})
 	}

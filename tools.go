@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -240,28 +241,31 @@ func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arg
 		}
 	}
 	none, _ := bind(fields, value{})
-	question, c, answer := obj{{"message", message}, {"requestedSchema", form(fields)}}, in.call, value{}
+	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // a form allows other members
 	c.mu.Lock()
-	n, ok := c.asked, c.gen == in.gen && !c.returned && c.canAsk
-	switch c.asked++; {
+	n, ok, modern, srv := c.asked, c.gen == in.gen && !c.returned && c.canAsk, c.modern, c.srv // c may be reused once let go
+	switch {
 	case !ok:
-	case c.modern && n < len(c.answers):
+	case modern && n < len(c.answers):
 		answer = c.answers[n]
-	case c.modern && c.pending == nil:
-		c.pending = inputRequired(n, question, c.answers[:n])
-	case !c.modern:
+	case modern && c.pending == nil:
+		c.pending = inputRequired(n, question, c.answers) // n is len(c.answers): the first unanswered
+	case !modern:
 		c.refs.Add(1) // c, running, is not reused before the question ends
 		defer c.release()
+	}
+	if ok {
+		c.asked++
 	}
 	c.mu.Unlock()
 	var err error
 	switch {
 	case !ok:
 		return none, errCannotAsk
-	case c.modern && !answer.exists():
+	case modern && !answer.exists():
 		return none, errInputRequired
-	case !c.modern:
-		answer, err = c.srv.ask(ctx, c, question)
+	case !modern:
+		answer, err = srv.ask(ctx, c, question)
 	}
 	if err != nil {
 		return none, err
@@ -279,14 +283,11 @@ func askKey(n int) string { return "ask-" + strconv.Itoa(n+1) }
 func inputRequired(n int, question obj, earlier []value) obj {
 	result := obj{{"resultType", "input_required"}, {"inputRequests", obj{{askKey(n), obj{{"method", "elicitation/create"}, {"params", question}}}}}}
 	if n > 0 {
-		state := []byte{'['}
+		raws := make([][]byte, n)
 		for i, a := range earlier {
-			if i > 0 {
-				state = append(state, ',')
-			}
-			state = append(state, a.raw()...)
+			raws[i] = a.raw()
 		}
-		result = append(result, member{"requestState", string(append(state, ']'))})
+		result = append(result, member{"requestState", "[" + string(bytes.Join(raws, []byte(","))) + "]"})
 	}
 	return result
 }
@@ -309,32 +310,6 @@ func readAnswer(answer value, fields []arg, none arguments) (arguments, error) {
 		return none, errors.New("the answer does not fit the question: " + b.String()[2:])
 	}
 	return in, nil
-}
-
-// form is the requestedSchema of a question of fields: flat, each
-// property's members in the order the specification's schema gives them.
-func form(fields []arg) obj {
-	props, required := obj{}, []string{}
-	for _, a := range fields {
-		p := obj{{"type", a.kind}}
-		if a.description != "" {
-			p = append(p, member{"description", a.description})
-		}
-		lo, hi := a.bounds()
-		if !math.IsInf(lo, 0) {
-			p = append(p, member{kinds[a.kind].bounds[0], lo})
-		}
-		if !math.IsInf(hi, 0) {
-			p = append(p, member{kinds[a.kind].bounds[1], hi})
-		}
-		if a.choices != nil {
-			p = append(p, member{"enum", a.choices})
-		}
-		if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
-			required = append(required, a.name)
-		}
-	}
-	return obj{{"type", "object"}, {"properties", props}, {"required", required}}
 }
 
 // progress reports how far the tool is: done so far, of total (0 if not
@@ -719,31 +694,31 @@ func toolList(tools []tool) []any {
 }
 
 // schema is the JSON Schema of an object whose members are args, each
-// property's members in the order they are checked.
+// property's members in the order the specification gives a form's (see
+// ask): type, description, bounds, enum, default.
 func schema(args []arg) obj {
 	props, required := obj{}, []string{}
 	for _, a := range args {
-		p, names := slices.Clone(kinds[a.kind].schema), kinds[a.kind].bounds
+		p := slices.Clone(kinds[a.kind].schema)
 		switch {
 		case a.kind == "object":
 			p = schema(a.args)
 		case a.kind == "objects":
 			p = obj{{"type", "array"}, {"items", schema(a.args)}}
-		}
-		if a.choices != nil && a.kind == "strings" {
+		case a.choices != nil && a.kind == "strings":
 			p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
-		} else if a.choices != nil {
-			p = append(p, member{"enum", a.choices})
-		}
-		lo, hi := a.bounds()
-		if !math.IsInf(lo, 0) {
-			p = append(p, member{names[0], lo})
-		}
-		if !math.IsInf(hi, 0) {
-			p = append(p, member{names[1], hi})
 		}
 		if a.description != "" {
 			p = append(p, member{"description", a.description})
+		}
+		lo, hi := a.bounds()
+		for i, b := range []float64{lo, hi} {
+			if !math.IsInf(b, 0) {
+				p = append(p, member{kinds[a.kind].bounds[i], b})
+			}
+		}
+		if a.choices != nil && a.kind != "strings" {
+			p = append(p, member{"enum", a.choices})
 		}
 		if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
 			required = append(required, a.name)

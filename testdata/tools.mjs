@@ -114,11 +114,11 @@ function schema(args) {
   for (const a of args) {
     let p = a.kind === "object" ? schema(a.args) : a.kind === "objects" ? { type: "array", items: schema(a.args) } : { ...kinds[a.kind][0] };
     if (a.choices && a.kind === "strings") p = { type: "array", items: { type: "string", enum: a.choices } };
-    else if (a.choices) p.enum = a.choices;
+    if (a.description) p.description = a.description; // as the specification orders a form's members
     const [lo, hi] = bounds(a);
     if (lo !== -Infinity) p[boundNames[a.kind][0]] = lo;
     if (hi !== Infinity) p[boundNames[a.kind][1]] = hi;
-    if (a.description) p.description = a.description;
+    if (a.choices && a.kind !== "strings") p.enum = a.choices;
     if (a.def !== undefined) p.default = a.def;
     props[a.name] = p;
     if (!a.optional) required.push(a.name);

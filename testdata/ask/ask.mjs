@@ -5,7 +5,8 @@
 // the replies before its call's are out, which the client's response
 // answers; in 2026-07-28, a question is the call's result, and the
 // client's retry carries the answers. Lines are read as TestAsk sends
-// them: an answer after its question, a cancel while a question waits.
+// them: an answer after its question, a cancel while a question waits
+// (one written with its id last, or its method last, comes at once).
 // At the end of the lines, NAME_eof's input ends, NAME_signal gets
 // SIGTERM, and any other's questions wait until their time limit. The
 // answers in the .in files are written as JSON.stringify writes them, so
@@ -51,6 +52,13 @@ const tools = {
   timed: function* () {
     const r = yield ask("Still there?");
     return r.error ? [r.error, true] : ["yes", false];
+  },
+  wait: function* () {
+    yield null; // until cancelled
+  },
+  detached: function* () {
+    const r = yield ask("Sure?");
+    return r.error ? [r.error, true] : ["sure", false];
   },
   list: function* () {
     yield ask("Which?", arg("which", "strings")); // a form cannot hold it: a panic
@@ -134,6 +142,7 @@ function step(call, sent) {
   for (let next = call.gen.next(sent); ; next = call.gen.next(sent)) {
     if (next.done) return finish(call, next.value);
     const q = next.value;
+    if (!q) return; // it waits
     if (!q.fields.every((a) => formKinds.includes(a.kind))) return finish(call, undefined, internal);
     const question = { message: q.message, requestedSchema: form(q.fields) };
     if (!call.canAsk) sent = { error: cannotAsk };
@@ -157,9 +166,10 @@ function finish(call, [text, isError] = [], error) {
   flush();
 }
 
-// answered resumes the legacy call waiting for the question id with sent.
+// answered resumes the legacy call waiting for the question id, once
+// sent, with sent; a response to one not sent is ignored.
 function answered(id, sent) {
-  const call = calls.find((c) => c.waiting?.id === id);
+  const call = calls.find((c) => c.waiting?.id === id && !c.entry.question);
   if (!call) return; // ignored
   call.waiting = null;
   call.n++;
@@ -170,7 +180,7 @@ function answered(id, sent) {
 // reason the client is told, if it was asked.
 function ended(why, reason) {
   for (const call of calls.filter((c) => c.waiting)) {
-    if (reason) out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason } });
+    if (reason && !call.entry.question) out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason } });
     if (why === "timeout") {
       call.waiting = null;
       finish(call, [`tool ${call.name} did not finish within its time limit of 100ms`, true]);
@@ -228,8 +238,9 @@ for (const line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0
     flush();
   } else if (!("method" in msg)) answered(msg.id, msg.error ? { error: `${cannotAsk}: the question got the error ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
   else if (msg.method === "notifications/cancelled") {
-    const call = calls.find((c) => c.id === msg.params.requestId && c.waiting);
-    out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason: "cancelled by the client" } });
+    const call = calls.find((c) => c.id === msg.params.requestId && !c.entry.reply);
+    if (call.waiting && !call.entry.question) // the question was sent
+      out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason: "cancelled by the client" } });
     call.waiting = null;
     owed.splice(owed.indexOf(call.entry), 1);
     flush();
