@@ -842,14 +842,19 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 	s.mu.Unlock()
 	s.drain()
 	var got answer
+	received := false
 	select {
 	case got = <-reply:
+		received = true
 	case <-ctx.Done():
 	case <-s.eof:
 	}
 	s.mu.Lock()
-	s.unask(c, context.Cause(ctx)) // if ctx, or the input, ended it
+	s.unask(c, context.Cause(ctx)) // if ctx, or the input, ended it: else one did before
 	s.mu.Unlock()
+	if !received {
+		got = <-reply // what ended it first: an answer, or unask's why (a signal's, say)
+	}
 	s.drain()
 	msg, err := got.msg, got.err
 	if e := msg.get("error"); e.exists() {
