@@ -72,8 +72,7 @@ type request struct {
 	params value // an object, if the handler is called, or none
 	meta   value // params._meta
 	modern bool  // _meta names 2026-07-28: answer in its shapes
-	// A client's response to a question of mcp's (see ask) is none of
-	// these but its id, and the message here.
+	// A client's response to a question of mcp's (see ask): its id, and this
 	response value
 }
 
@@ -435,17 +434,14 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 			state = v
 		}
 	}
-	var answers []value
-	var err *rpcError
+	answers, err := readAnswers(state, responses) // none, at no cost, most often
 	switch {
 	case name.kind() != '"':
 		return nil, invalidParams("params.name", name, "a string")
 	case args.exists() && args.kind() != '{':
 		return nil, invalidParams("params.arguments", args, "an object")
-	case req.modern:
-		if answers, err = readAnswers(state, responses); err != nil {
-			return nil, err
-		}
+	case req.modern && err != nil: // a legacy request's are no concern
+		return nil, err
 	}
 	t := findTool(s.tools, name)
 	if t == nil {
@@ -480,8 +476,7 @@ func canAsk(caps value) bool {
 func readAnswers(state, responses value) ([]value, *rpcError) {
 	var answers []value
 	if state.exists() {
-		var list value
-		ok := state.kind() == '"'
+		list, ok := value{}, state.kind() == '"'
 		if ok {
 			list, _, ok = (&doc{}).parse([]byte(state.text()))
 		}
@@ -495,9 +490,9 @@ func readAnswers(state, responses value) ([]value, *rpcError) {
 	if responses.exists() && responses.kind() != '{' {
 		return nil, invalidParams("params.inputResponses", responses, "an object")
 	}
-	key, answer := askKey(len(answers)), value{}
+	var answer value
 	for k, v := range responses.items() {
-		if !k.is(key) {
+		if key := askKey(len(answers)); !k.is(key) {
 			return nil, &rpcError{code: codeInvalidParams, message: "Unknown input response: " + k.text() + " (mcp asked " + key + ")"}
 		}
 		answer = v // the last of a key wins

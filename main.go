@@ -821,20 +821,28 @@ func (s *server) unask(c *toolCall, why error) {
 // (see due), and returns the result of its response. An error response is
 // errCannotAsk, saying why; so is the end of input. ctx's end ends the
 // wait too, with its cause, as do c's return, a signal, and reading paused
-// (see unask's callers). c's questions are asked one at a time.
+// (see unask's callers); after any of them, no question is asked, as no
+// answer could end it. c's questions are asked one at a time.
 func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, error) {
 	c.asking.Lock()
 	defer c.asking.Unlock()
 	inputEnded := fmt.Errorf("%w: its input ended", errCannotAsk)
-	select { // no question that no answer can end
-	case <-ctx.Done():
-		return value{}, context.Cause(ctx)
-	case <-s.eof:
-		return value{}, inputEnded
-	default:
-	}
 	reply, start := make(chan answer, 1), time.Now()
 	s.mu.Lock()
+	refused := cmp.Or(context.Cause(ctx), context.Cause(s.ctx)) // no question that no answer can end: nor a signal's
+	switch {
+	case refused != nil:
+	case s.ended:
+		refused = inputEnded
+	case s.held >= maxHeld: // reading pauses, or has
+		refused = errPaused
+	case !slices.Contains(s.running, c): // it returned (see run)
+		refused = errReturned
+	}
+	if refused != nil {
+		s.mu.Unlock()
+		return value{}, refused
+	}
 	s.asked++
 	id := "ask-" + strconv.Itoa(s.asked)
 	s.asking["s"+id], c.askID, c.reply = c, id, reply // as value.key() has it

@@ -377,6 +377,42 @@ func TestAskFromAnEarlierCall(t *testing.T) {
 	}
 }
 
+// TestAskRefused: a question that no answer could end is not asked: not
+// once the call's context has ended, a signal came (whatever context it
+// is asked in), the input ended, reading paused, or the call returned;
+// each gets its error at once, and nothing is sent or waits.
+func TestAskRefused(t *testing.T) {
+	ended, cancel := context.WithCancelCause(context.Background())
+	cancel(errClientCancelled)
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		state func(s *server)
+		want  error
+	}{
+		{"the call's context ended", ended, func(*server) {}, errClientCancelled},
+		{"a signal", context.Background(), func(s *server) { s.stopNow() }, errStopped},
+		{"the input ended", context.Background(), func(s *server) { s.ended = true; close(s.eof) }, errCannotAsk},
+		{"reading paused", context.Background(), func(s *server) { s.held = maxHeld }, errPaused},
+		{"the call returned", context.Background(), func(s *server) { s.running = nil }, errReturned},
+	} {
+		s := newServer(strings.NewReader(""), io.Discard, defaultMaxMessage, askCatalogue)
+		c := newCall(callState{canAsk: true, srv: s})
+		s.running = []*toolCall{c}
+		tc.state(s)
+		done := make(chan error, 1)
+		go func() { _, err := s.ask(tc.ctx, c, obj{{"message", "Sure?"}}); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, tc.want) || len(s.asking) > 0 || c.question != nil {
+				t.Errorf("%s: %v (%d waiting, question %q), want %v at once", tc.name, err, len(s.asking), c.question, tc.want)
+			}
+		case <-time.After(hangAfter):
+			t.Errorf("%s: the question waits", tc.name)
+		}
+	}
+}
+
 // TestAskShapes: each question in testdata/ask and testdata/recipe/ask,
 // which TestAsk and TestREADME have the binary write byte for byte (a
 // legacy elicitation/create request, or a 2026-07-28 input_required

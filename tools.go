@@ -232,12 +232,9 @@ var (
 // you act. A field a form cannot hold panics.
 func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arguments, error) {
 	for i, a := range fields {
-		fault := a.check(!slices.ContainsFunc(fields[:i], func(o arg) bool { return o.name == a.name }))
-		if _, known := kinds[a.kind]; known && !slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) {
-			fault = "a form holds strings, numbers, integers and booleans"
-		}
-		if fault != "" {
-			panic(fmt.Sprintf("the tool asks for %q: %s", a.name, fault))
+		if fault := a.check(!slices.ContainsFunc(fields[:i], func(o arg) bool { return o.name == a.name })); fault != "" ||
+			!slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) {
+			panic(fmt.Sprintf("the tool asks for %q: %s", a.name, cmp.Or(fault, "a form holds strings, numbers, integers and booleans")))
 		}
 	}
 	none, _ := bind(fields, value{})
