@@ -303,11 +303,11 @@ func (s *server) room() bool {
 	defer s.mu.Unlock()
 	if s.held >= maxHeld {
 		s.log.notice("mcp: reading paused while replies wait: %d held", len(s.replies)+len(s.waiting))
-		for _, c := range s.running { // no answer can be read now
-			s.unask(c, errPaused)
-		}
 	}
 	for s.held >= maxHeld && s.err == nil {
+		for _, c := range s.running { // no answer can be read now: one asked since held dipped, too
+			s.unask(c, errPaused)
+		}
 		s.changed.Wait()
 	}
 	return s.err == nil
@@ -829,7 +829,7 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 	inputEnded := fmt.Errorf("%w: its input ended", errCannotAsk)
 	reply, start := make(chan answer, 1), time.Now()
 	s.mu.Lock()
-	refused := cmp.Or(context.Cause(ctx), context.Cause(s.ctx)) // no question that no answer can end: nor a signal's
+	refused := cmp.Or(context.Cause(ctx), context.Cause(c.ctx), context.Cause(s.ctx)) // no question that no answer can end
 	switch {
 	case refused != nil:
 	case s.ended:

@@ -326,34 +326,45 @@ func schemaFault(version, method string, result map[string]any) string {
 // TestAskWhileReadingPauses: a question waits while the client sends,
 // behind its call, 70,000 pings, whose replies cannot be written before
 // the call's: past 16 MiB held, reading pauses, so no answer could be
-// read. The question ends at once (the client told why), the call
-// returns, and every reply is written, where mcp waited for ever.
+// read. The question ends at once (the client told why), and one the
+// tool asks then is refused; the call returns, and every reply is
+// written, where mcp waited for ever. The lines of the delete tool's
+// question come from testdata/ask/legacy_signal, of "Sure?" from
+// legacy_detached, each but the reason.
 func TestAskWhileReadingPauses(t *testing.T) {
 	t.Parallel()
-	in, want := readFixture(t, "testdata/ask/legacy_signal") // its lines but the signal's cause
-	lines := strings.SplitAfter(string(want), "\n")
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
-	c := startCommand(t, cmd)
-	io.WriteString(c.stdin, string(in))
-	c.readUntil(t, lines[1]) // the question
-	const n = 70000
-	go func() {
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
-		}
-		io.WriteString(c.stdin, b.String()+`{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept"}}`+"\n")
-		c.stdin.Close()
-	}()
 	why := "the client cannot ask the user: mcp stopped reading while replies wait"
-	var rest strings.Builder
-	rest.WriteString(strings.Replace(lines[2], "stopped by a signal", why, 1) + strings.Replace(lines[3], "stopped by a signal", why, 1))
-	for i := range n {
-		fmt.Fprintf(&rest, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i)
-	}
-	if out, st := c.finish(t); string(out) != rest.String() || st.ExitCode() != 0 {
-		t.Errorf("exit %v\n%s", st, firstDiff(nil, out, []byte(rest.String())))
+	for _, tc := range []struct{ tool, fixture, args, reason, reply string }{
+		{"delete", "legacy_signal", `{"paths":["a.txt","b.txt"]}`, "stopped by a signal", ""},
+		{"again", "legacy_detached", "{}", "cancelled by the client", textReply("2", "first: "+why+"; second: "+why)},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			t.Parallel()
+			in, want := readFixture(t, "testdata/ask/"+tc.fixture)
+			lines := strings.SplitAfter(string(want), "\n")
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
+			c := startCommand(t, cmd)
+			io.WriteString(c.stdin, strings.SplitAfter(string(in), "\n")[0]+call("2", tc.tool, tc.args)+"\n") // initialize, then the call
+			c.readUntil(t, lines[1])                                                                          // the question
+			const n = 70000
+			go func() {
+				var b strings.Builder
+				for i := range n {
+					fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+				}
+				io.WriteString(c.stdin, b.String()+`{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept"}}`+"\n")
+				c.stdin.Close()
+			}()
+			var rest strings.Builder
+			rest.WriteString(strings.Replace(lines[2], tc.reason, why, 1) + cmp.Or(tc.reply, strings.Replace(lines[3], tc.reason, why, 1)))
+			for i := range n {
+				fmt.Fprintf(&rest, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i)
+			}
+			if out, st := c.finish(t); string(out) != rest.String() || st.ExitCode() != 0 {
+				t.Errorf("exit %v\n%s", st, firstDiff(nil, out, []byte(rest.String())))
+			}
+		})
 	}
 }
 
@@ -378,8 +389,8 @@ func TestAskFromAnEarlierCall(t *testing.T) {
 }
 
 // TestAskRefused: a question that no answer could end is not asked: not
-// once the call's context has ended, a signal came (whatever context it
-// is asked in), the input ended, reading paused, or the call returned;
+// once the call's context has ended (whatever context it is asked in), a
+// signal came, the input ended, reading paused, or the call returned;
 // each gets its error at once, and nothing is sent or waits.
 func TestAskRefused(t *testing.T) {
 	ended, cancel := context.WithCancelCause(context.Background())
@@ -387,19 +398,20 @@ func TestAskRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ctx   context.Context
-		state func(s *server)
+		state func(s *server, c *toolCall)
 		want  error
 	}{
-		{"the call's context ended", ended, func(*server) {}, errClientCancelled},
-		{"a signal", context.Background(), func(s *server) { s.stopNow() }, errStopped},
-		{"the input ended", context.Background(), func(s *server) { s.ended = true; close(s.eof) }, errCannotAsk},
-		{"reading paused", context.Background(), func(s *server) { s.held = maxHeld }, errPaused},
-		{"the call returned", context.Background(), func(s *server) { s.running = nil }, errReturned},
+		{"the context asked in ended", ended, func(*server, *toolCall) {}, errClientCancelled},
+		{"the call's context ended", context.Background(), func(_ *server, c *toolCall) { c.ctx = ended }, errClientCancelled},
+		{"a signal", context.Background(), func(s *server, _ *toolCall) { s.stopNow() }, errStopped},
+		{"the input ended", context.Background(), func(s *server, _ *toolCall) { s.ended = true; close(s.eof) }, errCannotAsk},
+		{"reading paused", context.Background(), func(s *server, _ *toolCall) { s.held = maxHeld }, errPaused},
+		{"the call returned", context.Background(), func(s *server, _ *toolCall) { s.running = nil }, errReturned},
 	} {
 		s := newServer(strings.NewReader(""), io.Discard, defaultMaxMessage, askCatalogue)
 		c := newCall(callState{canAsk: true, srv: s})
-		s.running = []*toolCall{c}
-		tc.state(s)
+		s.running, c.ctx = []*toolCall{c}, s.ctx // as start has them
+		tc.state(s, c)
 		done := make(chan error, 1)
 		go func() { _, err := s.ask(tc.ctx, c, obj{{"message", "Sure?"}}); done <- err }()
 		select {
@@ -580,6 +592,12 @@ var askCatalogue = []tool{
 				return "", err
 			}
 			return "sure", nil
+		}},
+	{name: "again", description: "Ask, then ask again, whatever the answer", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			_, first := in.ask(ctx, "Sure?")
+			_, second := in.ask(ctx, "Sure?")
+			return fmt.Sprintf("first: %v; second: %v", first, second), nil
 		}},
 	{name: "list", description: "Ask for a list, which a form cannot hold", args: []arg{},
 		run: func(ctx context.Context, in arguments) (string, error) {
