@@ -223,10 +223,11 @@ var (
 // integer, boolean, and a string with choices. On accept it returns the
 // answer, checked against the fields (a fault is an error the model can
 // read) and read as arguments are; else errDeclined or errDismissed; or
-// errCannotAsk at once, if the client did not declare that it can (and
-// in a batch), or later, if it answers with an error or its input ends;
-// or ctx's cause, once ctx ends. In a legacy session it waits for the
-// answer. In 2026-07-28 the call's result becomes the question, whatever
+// errCannotAsk at once, if the client did not declare that it can (or the
+// call is in a batch), or later, if it answers with an error, its input
+// ends or reading pauses; or ctx's cause, once ctx ends (errStopped on a
+// signal, errReturned once run has returned). In a legacy session it
+// waits for the answer. In 2026-07-28 the call's result becomes the question, whatever
 // run returns, and ask returns errInputRequired: the client calls again,
 // and run runs again from the start, this time answered. So ask before
 // you act. A field a form cannot hold panics.
@@ -238,7 +239,7 @@ func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arg
 		}
 	}
 	none, _ := bind(fields, value{})
-	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // a form allows other members
+	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // an answer's other members are ignored
 	c.mu.Lock()
 	n, ok, modern, srv := c.asked, c.gen == in.gen && !c.returned && c.canAsk, c.modern, c.srv // c may be reused once let go
 	switch {
