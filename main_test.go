@@ -368,6 +368,36 @@ func TestAskWhileReadingPauses(t *testing.T) {
 	}
 }
 
+// TestAskHugeAnswer: an answer of 12 MiB, a name far over its 20
+// characters, gets its fault, and keeps mcp under the README's bound for
+// its line, as every line does (TestMemoryBound).
+func TestAskHugeAnswer(t *testing.T) {
+	if raceEnabled() || testing.Short() {
+		t.Skip("memory bounds: for the binary without the race detector, and not with -short")
+	}
+	t.Parallel()
+	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*(1<<20)
+	in, want := readFixture(t, "testdata/ask/legacy") // its initialize, and its call 18 of the form with a 100 KB name, but the id and the length
+	line := func(b []byte, has string) string {
+		i := bytes.Index(b, []byte(has))
+		return string(b[bytes.LastIndexByte(b[:i], '\n')+1 : i+bytes.IndexByte(b[i:], '\n')+1])
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), catalogueEnv+"=ask")
+	c := startCommand(t, cmd)
+	io.WriteString(c.stdin, line(in, `"id":"init"`)+strings.Replace(line(in, `"id":18,`), `"id":18,`, `"id":2,`, 1))
+	c.readUntil(t, strings.Replace(line(want, `"id":"ask-16"`), "ask-16", "ask-1", 1))
+	answer := `{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept","content":{"name":"` + largeText(12<<20) + `","age":1}}}` + "\n"
+	io.WriteString(c.stdin, answer)
+	c.readUntil(t, strings.Replace(strings.Replace(line(want, `"id":18,`), "100000", strconv.Itoa(12<<20), 1), `"id":18,`, `"id":2,`, 1))
+	peak, bound := c.peakRSS(t), int(times*float64(len(answer))+plus)
+	c.stdin.Close()
+	c.finish(t)
+	if t.Logf("peak RSS %d MiB, bound %d", peak>>20, bound>>20); peak > bound {
+		t.Errorf("peak RSS %d MiB, over %d", peak>>20, bound>>20)
+	}
+}
+
 // TestAskFromAnEarlierCall: a goroutine that a call's tool left running
 // asks once the call's struct serves another call: it gets errCannotAsk,
 // and the new call's first question is its own first, "ask-1".
