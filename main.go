@@ -496,7 +496,7 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // the request, what it runs, its place in the order of replies, its
 // context, and what its tool adds to its result.
 type toolCall struct {
-	mu     sync.Mutex   // guards gen, and what a tool adds to its result, from any goroutine
+	mu     sync.Mutex   // guards gen, what a tool adds to its result, and its questions, from any goroutine
 	gen    uint64       // which use of the toolCall (see calls): what a goroutine of an earlier one adds is dropped
 	refs   atomic.Int32 // run, and the writing of its reply, each done with it once
 	asking sync.Mutex   // held while a question waits for its answer: one at a time (see ask)
@@ -872,8 +872,8 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 		}
 		err = fmt.Errorf("%w: the question got the error %s", errCannotAsk, quoteText(why))
 	}
-	if !msg.exists() && err == nil { // a signal ends the input too: ctx says why first
-		err = cmp.Or(context.Cause(ctx), inputEnded)
+	if !msg.exists() && err == nil { // unask's why was nil
+		err = inputEnded
 	}
 	s.log.printf("mcp: asked id=%q %v %v", id, time.Since(start), cmp.Or[any](err, "answered"))
 	return msg.get("result"), err
