@@ -729,13 +729,13 @@ func (s *server) cancelCall(key string) bool {
 		return false
 	}
 	delete(s.index, key)
-	c.dropped, c.args, c.in, c.token = true, value{}, arguments{}, value{} // left in waiting, which passes it by, holding its line no more
+	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
+	c.dropped, c.id, c.args, c.in, c.token, c.answers = true, value{}, value{}, arguments{}, value{}, nil // left in waiting: no value of its line
 	c.cancel(errClientCancelled)
 	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
 	c.release() // its reply's
 	s.held -= c.cost
 	s.changed.Broadcast()
-	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
 	return true
 }
 

@@ -398,6 +398,47 @@ func TestAskHugeAnswer(t *testing.T) {
 	}
 }
 
+// TestDroppedCallsKeepNoLine: behind 16 calls that block, sixteen calls
+// of 6 MiB (each under 16 MiB held, which would pause reading) wait their
+// turn, and each is cancelled before the next comes: a dropped call lets
+// its line go, so that peak memory stays under the README's bound for a
+// 6 MiB line, where keeping them (96 MiB) would not.
+func TestDroppedCallsKeepNoLine(t *testing.T) {
+	if raceEnabled() || testing.Short() {
+		t.Skip("memory bounds: for the binary without the race detector, and not with -short")
+	}
+	t.Parallel()
+	times, plus := readmeFigure(t, `under (\d+)x the longest line \+\s+\d+ MiB`), readmeFigure(t, `under \d+x the longest line \+\s+(\d+) MiB`)*(1<<20)
+	cmd := exec.Command(os.Args[0], "-v")
+	cmd.Env = append(os.Environ(), catalogueEnv+"=slow")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, log := startCommand(t, cmd), bufio.NewReader(deadlineReader{stderr.(*os.File)})
+	for i := range maxCalls {
+		io.WriteString(c.stdin, slowCall(strconv.Itoa(i), "block", "{}", `"b"`))
+		c.readUntil(t, progressLine(`"b"`, `1,"message":"started"`))
+	}
+	line := echoCall(`"w"`, `"`+largeText(6<<20)+`"`) + "\n"
+	for range 16 {
+		io.WriteString(c.stdin, line+cancel(`"w"`))
+		if got, err := log.ReadString('\n'); got != `mcp: "tools/call" id="w" cancelled before its turn`+"\n" {
+			t.Fatalf("log %q (%v), want the call dropped", got, err)
+		}
+	}
+	peak, bound := c.peakRSS(t), int(times*float64(len(line))+plus)
+	for i := range maxCalls {
+		io.WriteString(c.stdin, cancel(strconv.Itoa(i)))
+	}
+	c.stdin.Close()
+	go io.Copy(io.Discard, log)
+	c.finish(t)
+	if t.Logf("peak RSS %d MiB, bound %d", peak>>20, bound>>20); peak > bound {
+		t.Errorf("peak RSS %d MiB, over %d", peak>>20, bound>>20)
+	}
+}
+
 // TestAskFromAnEarlierCall: a goroutine that a call's tool left running
 // asks once the call's struct serves another call: it gets errCannotAsk,
 // and the new call's first question is its own first, "ask-1".
