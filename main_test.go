@@ -175,8 +175,7 @@ var testResources = map[string][]resource{
 			return "# " + vars["topic"], nil
 		}},
 		{uri: "count://reads", name: "Reads", read: func(context.Context, map[string]string) (string, error) {
-			resourceReads++
-			return "read " + strconv.Itoa(resourceReads), nil
+			return "read " + strconv.Itoa(int(resourceReads.Add(1))), nil // a read handed off may run beside the next
 		}},
 		{uri: "img://{id}", name: "Pixel", mimeType: "image/png", blob: true, read: func(_ context.Context, vars map[string]string) (string, error) {
 			return "\x89PNG\r\n\x1a\n" + vars["id"], nil
@@ -212,7 +211,7 @@ var (
 func readNothing(context.Context, map[string]string) (string, error) { return "", nil }
 
 // resourceReads counts the reads of count://reads.
-var resourceReads int
+var resourceReads atomic.Int64
 
 // TestResourceFunctions: through the test binary as mcp, resources read
 // when asked, by URI or by template, as text or bytes, or failing, listed
