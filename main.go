@@ -186,7 +186,7 @@ type reply struct {
 	result any
 	err    *rpcError
 	cost   int       // what it holds until written, counted in held
-	call   *toolCall // the call it is of, released once it is written
+	call   *toolCall // the call it is of, from its start (see due); released once it is written
 }
 
 // The bounds on what the loop keeps while calls run (see room and
@@ -1029,13 +1029,8 @@ func (l *logger) run(w io.Writer) {
 
 // printf queues a line, or drops and counts it if the queue is full.
 func (l *logger) printf(format string, a ...any) {
-	if l == nil {
-		return
-	}
-	select {
-	case l.lines <- fmt.Sprintf(format, a...) + "\n":
-	default:
-		l.dropped.Add(1)
+	if l != nil {
+		l.queue(l.lines, fmt.Sprintf(format, a...))
 	}
 }
 
@@ -1043,11 +1038,15 @@ func (l *logger) printf(format string, a ...any) {
 // paused, which the loop says at most once a pause. One notice waiting
 // is enough: a second is dropped.
 func (l *logger) notice(format string, a ...any) {
-	if l == nil {
-		return
+	if l != nil {
+		l.queue(l.notices, fmt.Sprintf(format, a...))
 	}
+}
+
+// queue puts line on q, or drops and counts it if q is full.
+func (l *logger) queue(q chan string, line string) {
 	select {
-	case l.notices <- fmt.Sprintf(format, a...) + "\n":
+	case q <- line + "\n":
 	default:
 		l.dropped.Add(1)
 	}
