@@ -11,10 +11,12 @@ VERSION  := $(shell sed -n 's/^[[:space:]]*serverVersion *= *"\(.*\)"$$/\1/p' ha
 ifeq ($(VERSION),)
 $(error cannot read serverVersion = "..." from handlers.go: the Makefile reads the version from that line)
 endif
+# FUZZTIME is a time (20s) or a count of inputs (200000x), which CI uses:
+# when a time runs out, go1.26 may report its own deadline as a failure,
+# "context deadline exceeded" (it compares the error with a context not
+# yet cancelled). make fuzz minimizes nothing: minimizing stalled fuzzing
+# for most of a run, and a time could run out during it, with that error.
 FUZZTIME ?= 20s
-# make fuzz minimizes nothing: the toolchain (go1.26) reports an interesting
-# input still being minimized when FUZZTIME ends as a failure, "context
-# deadline exceeded", and minimizing stalled fuzzing for most of the time.
 FUZZFLAGS := -fuzztime $(FUZZTIME) -fuzzminimizetime 0
 
 .PHONY: build test race golden fuzz bench clean install dist
