@@ -218,7 +218,7 @@ func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s.asking, s.eof = map[string]*toolCall{}, make(chan struct{})
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
-	s.in = &lineReader{read: func(p []byte) (int, error) { return s.read(r, p) }, max: max, buf: make([]byte, 64<<10)}
+	s.in = newLineReader(func(p []byte) (int, error) { return s.read(r, p) }, max)
 	s.out, s.taken.opened = bufio.NewWriterSize(w, 64<<10), -1
 	s.changed.L = &s.mu
 	s.timer = time.AfterFunc(time.Hour, s.tick)
@@ -879,6 +879,9 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 	return msg.get("result"), err
 }
 
+// readSize is how much the line reader asks each read for.
+const readSize = 64 << 10
+
 // lineReader reads lines, each in bytes of its own that nothing read
 // later overwrites: what each read returns is copied to a slice of its
 // size, which the lines in it share; a line that spans reads is joined.
@@ -891,6 +894,12 @@ type lineReader struct {
 	err     error  // what ended reading: io.EOF at the end
 }
 
+// newLineReader returns a lineReader that reads by read, lines of up to
+// max bytes.
+func newLineReader(read func([]byte) (int, error), max int) *lineReader {
+	return &lineReader{read: read, max: max, buf: make([]byte, readSize)}
+}
+
 // next returns the next line without its "\n" or "\r\n", a last one
 // without "\n" too, then io.EOF: the end of input is the end, though a
 // terminal could be read again after Ctrl-D. A line over the limit is
@@ -899,12 +908,19 @@ type lineReader struct {
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	var pieces [][]byte
 	size := 0 // bytes of the line before chunk
+	// The "\r" of "\r\n", and a byte order mark leading the input, are
+	// trimmed once the line is whole: until then, they are slack.
+	slack := len("\r")
+	if !lr.started {
+		slack += len("\uFEFF")
+	}
+	over := func() bool { return size-slack > lr.max } // lr.max+slack overflows at the largest int
 	for {
 		if i := bytes.IndexByte(lr.chunk, '\n'); i >= 0 {
 			line, lr.chunk = lr.chunk[:i], lr.chunk[i+1:]
 			break
 		}
-		if size += len(lr.chunk); size <= lr.max+1 { // its last byte may be the "\r" of "\r\n"
+		if size += len(lr.chunk); !over() {
 			pieces = append(pieces, lr.chunk)
 		} else {
 			pieces = nil
@@ -917,7 +933,7 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		n, err := lr.read(lr.buf)
 		read := lr.buf[:n]
-		if size > lr.max+1 { // dropped: what comes before its end needs no copy
+		if over() { // dropped: what comes before its end needs no copy
 			end := bytes.IndexByte(read, '\n')
 			if end < 0 {
 				end = len(read)
@@ -927,7 +943,7 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		lr.chunk, lr.err = bytes.Clone(read), err
 	}
 	switch {
-	case size > lr.max+1:
+	case over():
 		return nil, true, nil
 	case size > 0:
 		line = bytes.Join(append(pieces, line), nil)

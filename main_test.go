@@ -160,12 +160,14 @@ var testCatalogues = map[string][]tool{
 	"loop":     loopCatalogue,
 	"kinds":    kindsCatalogue,
 	"ask":      askCatalogue,
+	"repeated": repeatedCatalogue,
 }
 
 // testResources are the resources the test binary serves as mcp, by
 // the name of its catalogue, if not the memo alone.
 var testResources = map[string][]resource{
-	"demo": {demoResource},
+	"demo":     {demoResource},
+	"repeated": {demoResource},
 	"resources": {
 		demoResource,
 		{uri: "notes://{topic}/today", name: "Notes", mimeType: "text/markdown", read: func(_ context.Context, vars map[string]string) (string, error) {
@@ -1463,8 +1465,9 @@ func FuzzJSON(f *testing.F) {
 
 // readJSON reads a valid JSON value as the handlers do, into
 // encoding/json's generic form, checking each string's encoding on the
-// way, and that each value of up to 1,000 bytes the walk gives is exactly
-// one value: it parses alone.
+// way, that each value of up to 1,000 bytes the walk gives is exactly
+// one value: it parses alone, and that get finds the last member of each
+// name of an object of up to 100.
 func readJSON(t *testing.T, v value) any {
 	if raw := v.raw(); len(raw) <= 1000 { // each level of a deep value would cost its depth times its length
 		var d doc
@@ -1474,9 +1477,15 @@ func readJSON(t *testing.T, v value) any {
 	}
 	switch v.kind() {
 	case '{':
-		m := map[string]any{}
+		m, last := map[string]any{}, map[string]value{}
 		for k, val := range v.items() {
 			m[string(normalise([]byte(k.text())))] = readJSON(t, val)
+			last[k.text()] = val
+		}
+		for name, val := range last { // get finds the last of each name, as JSON.parse keeps it
+			if got := v.get(name); len(last) <= 100 && got != val {
+				t.Fatalf("get(%q) of %q is %q, not the last", name, clip(string(v.raw()), 100), clip(string(got.raw()), 100))
+			}
 		}
 		return m
 	case '[':
@@ -1697,25 +1706,114 @@ func TestControlBytesInStrings(t *testing.T) {
 	}
 }
 
-// TestLimitAtTheReadBoundary: with -max-message-bytes, a line exactly at
-// the limit is served and one a byte over is refused, ended by LF or by
-// CRLF, wherever its CR falls against the reader's 1 MiB reads: the last
-// byte of one, the first of the next, or beside them.
-func TestLimitAtTheReadBoundary(t *testing.T) {
+// TestLimits: through the binary, with -max-message-bytes from 1 to the
+// largest the flag takes, a first line of a byte order mark and exactly
+// the limit, ended by CRLF, is served, as is one of the limit after it;
+// a line a byte over is refused. Limits around the reader's readSize put
+// the line's end, its CR and the mark's bytes around the reads' ends
+// (where a pipe splits them is not ours to say: TestLineReader splits
+// them everywhere).
+func TestLimits(t *testing.T) {
 	t.Parallel()
-	for _, limit := range []int{1<<20 - 2, 1<<20 - 1, 1 << 20, 1<<20 + 1} {
-		for _, n := range []int{limit, limit + 1} {
-			text := largeText(n - len(echoCall("1", `""`)))
-			want := textReply("1", text)
-			if n > limit {
-				want = tooLongReply(limit)
+	limits := []int{1, 2, 39, 40, 41, 1 << 20, math.MaxInt32, math.MaxInt}
+	for n := readSize - 6; n <= readSize+2; n++ {
+		limits = append(limits, n)
+	}
+	for _, limit := range limits {
+		line := func(n int) (line, reply string) { // of n bytes, that fits a limit of n
+			if n < len(pingLine) {
+				return "1" + strings.Repeat(" ", n-1), invalidRequest
 			}
-			for _, tail := range []string{"\n", "\r\n"} {
-				in := echoCall("1", `"`+text+`"`) + tail + pingLine + tail
-				if got, _ := runBinary(t, []byte(in), "-max-message-bytes", strconv.Itoa(limit)); string(got) != want+pingReply {
-					t.Errorf("limit %d, a line of %d bytes and %q: got %q, want %q", limit, n, tail, clip(string(got), 200), clip(want+pingReply, 200))
+			return pingLine + strings.Repeat(" ", n-len(pingLine)), pingReply
+		}
+		at, atReply := line(min(limit, 1<<21))
+		in := "\uFEFF" + at + "\r\n"
+		want := atReply
+		if limit <= 1<<21 {
+			over, _ := line(limit + 1)
+			in, want = in+over+"\n"+at+"\r\n", want+tooLongReply(limit)+atReply
+		}
+		if got, _ := runBinary(t, []byte(in), "-max-message-bytes", strconv.Itoa(limit)); string(got) != want {
+			t.Errorf("limit %d: got %q, want %q", limit, clip(string(got), 300), clip(want, 300))
+		}
+	}
+}
+
+// TestLineReader: the line reader, fed by reads that end where a pipe's
+// may (a pipe cannot be made to), returns each line of up to the limit
+// without its "\n" or "\r\n", and without the byte order mark that may
+// lead the input, and reports each longer one as too long; at limits
+// around one and two reads of readSize, small ones and the largest,
+// whichever byte a read ends at: in the mark, around the limit, the "\r"
+// or the "\n".
+func TestLineReader(t *testing.T) {
+	limits := []int{1, 2, 3, 4, 5, 2*readSize - 1, 2 * readSize, 2*readSize + 1, math.MaxInt}
+	for n := readSize - 5; n <= readSize+4; n++ {
+		limits = append(limits, n)
+	}
+	for _, limit := range limits {
+		for _, n := range []int{limit - 1, limit, limit + 1, 7} {
+			if n < 1 || n > 3*readSize {
+				continue
+			}
+			for _, head := range []string{"", "\uFEFF"} {
+				for _, tail := range []string{"\n", "\r\n"} {
+					first, second := strings.Repeat("a", n), "b"
+					in := head + first + tail + second + tail
+					end := len(head) + n // the first line's "\r" or "\n"
+					cuts := []int{1, 2, 3}
+					for k := -3; k <= 3; k++ {
+						cuts = append(cuts, end+k, len(head)+limit+k)
+					}
+					for _, cut := range cuts {
+						if cut <= 0 || cut >= len(in) {
+							continue
+						}
+						got := readLines(t, in, cut, limit)
+						want := []string{first, second}
+						if n > limit {
+							want[0] = "too long"
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("limit %d, %q + %d bytes + %q twice, a read ending at %d: got %q, want %q",
+								limit, head, n, tail, cut, clip(strings.Join(got, ","), 100), clip(strings.Join(want, ","), 100))
+						}
+					}
 				}
 			}
+		}
+	}
+}
+
+// readLines reads the lines of in with a lineReader of the limit whose
+// reads end at cut and then at each readSize, and returns them, "too
+// long" for each over the limit.
+func readLines(t *testing.T, in string, cut, limit int) []string {
+	at := 0
+	lr := newLineReader(func(p []byte) (int, error) {
+		if at == len(in) {
+			return 0, io.EOF
+		}
+		end := len(in)
+		if at < cut {
+			end = cut
+		}
+		n := copy(p, in[at:end])
+		at += n
+		return n, nil
+	}, limit)
+	var lines []string
+	for {
+		line, tooLong, err := lr.next()
+		switch {
+		case err == io.EOF:
+			return lines
+		case err != nil:
+			t.Fatal(err)
+		case tooLong:
+			lines = append(lines, "too long")
+		default:
+			lines = append(lines, string(line))
 		}
 	}
 }
@@ -2024,6 +2122,68 @@ var escapedCatalogue = []tool{
 		run: func(_ context.Context, in arguments) (string, error) { return in.text("tone"), nil }},
 }
 
+// repeatedCatalogue is TestRepeatedMembers': echo, a tool that reports
+// progress, and one that waits for its context, a second at most.
+var repeatedCatalogue = []tool{
+	demoTools[1],
+	{name: "report", description: "Report progress once", run: func(_ context.Context, in arguments) (string, error) {
+		in.progress(1, 0, "")
+		return "reported", nil
+	}},
+	{name: "wait", description: "Wait for the context", timeout: time.Second, run: func(ctx context.Context, _ arguments) (string, error) {
+		<-ctx.Done()
+		return "", context.Cause(ctx)
+	}},
+}
+
+// TestRepeatedMembers: of a member written twice, mcp reads the last, as
+// JSON.parse keeps it, for each member the loop or a handler reads: the
+// replies to lines with both are those to the lines with the last alone,
+// and differ from those to the lines with the first alone. Through the
+// test binary as mcp; testdata/ask pins the members a tool's question
+// reads (a client's capabilities and its answers), as node reads them.
+func TestRepeatedMembers(t *testing.T) {
+	t.Parallel()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, tc := range []struct {
+		lines       string // @ is the member, written as first, last or both
+		name        string
+		first, last string
+	}{
+		{`{@,"id":1,"method":"ping"}`, "jsonrpc", `"1.0"`, `"2.0"`},
+		{`{"jsonrpc":"2.0",@,"method":"ping"}`, "id", `1`, `2`},
+		{`{"jsonrpc":"2.0","id":1,@}`, "method", `"tools/list"`, `"ping"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read",@}`, "params", `{"uri":"x://a"}`, `{"uri":"memo://welcome"}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{@}}`, "uri", `"x://a"`, `"memo://welcome"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{@,"arguments":{"text":"t"}}}`, "name", `"nope"`, `"echo"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",@}}`, "arguments", `{"text":"a"}`, `{"text":"b"}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{@}}}`, "text", `"a"`, `"b"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{@,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			"protocolVersion", `"2024-11-05"`, `"2025-06-18"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{@}}`, "_meta", strings.TrimPrefix(meta, `"_meta":`), `{}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{@,"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			metaProtocolVersion, `"2026-07-28"`, `"2025-06-18"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",@}}}`,
+			metaClientCapabilities, `{}`, `1`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report","_meta":{@}}}`, "progressToken", `"a"`, `"b"`},
+		{`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"wait"}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{@}}`, "requestId", `"a"`, `"none"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			member := func(v string) string { return strconv.Quote(tc.name) + ":" + v }
+			var got [3]string
+			for i, m := range []string{member(tc.first) + "," + member(tc.last), member(tc.last), member(tc.first)} {
+				out, _ := runCatalogue(t, "repeated", []byte(strings.Replace(tc.lines, "@", m, 1)+"\n"))
+				got[i] = string(out)
+			}
+			if got[0] != got[1] || got[1] == got[2] {
+				t.Errorf("%s twice: got %q\nthe last alone: %q\nthe first alone: %q", tc.name, got[0], got[1], got[2])
+			}
+		})
+	}
+}
+
 // TestEscapedNames: an argument's name and a choice are their text,
 // however the line writes them: a name of 128 bytes, the longest a
 // catalogue allows, written wholly in \u escapes (768 bytes), is that
@@ -2291,18 +2451,21 @@ func makeCopy(extra string) (string, error) {
 	return copyDir, nil
 }
 
-// TestUserTools: a user's tools cannot break the tests of tools: in the
-// user's copy (see userCopy), the tests of tools, of the catalogue and of
-// the README pass.
+// TestUserTools: the README's steps after adding a tool work: in the
+// user's copy (see userCopy), make golden's command rewrites the golden
+// files, and then they pass, as do the tests of tools, of the catalogue
+// and of the README.
 func TestUserTools(t *testing.T) {
 	if os.Getenv("MCP_TEST_IN_COPY") != "" {
 		t.Skip("in such a copy already")
 	}
 	t.Parallel()
-	cmd := exec.Command("go", "test", "-count=1", "-run", "Tool|Catalogue|README", ".")
-	cmd.Dir, cmd.Env = userCopy(t), append(os.Environ(), "MCP_TEST_IN_COPY=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("go test in a copy with the user's tools: %v\n%s", err, out)
+	for _, args := range [][]string{{"-run", "TestGolden", "-update"}, {"-run", "Golden|Tool|Catalogue|README"}} {
+		cmd := exec.Command("go", append([]string{"test", "-count=1"}, append(args, ".")...)...)
+		cmd.Dir, cmd.Env = userCopy(t), append(os.Environ(), "MCP_TEST_IN_COPY=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go test %v in a copy with the user's tools: %v\n%s", args, err, out)
+		}
 	}
 }
 
@@ -2944,6 +3107,7 @@ func TestNonblockingPipes(t *testing.T) {
 // the "N log lines dropped" ones, and the sum of those N.
 func checkLog(t *testing.T, log []byte, want string) (written, dropped int) {
 	t.Helper()
+	checkLogShapes(t, log)
 	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
 	if last := lines[len(lines)-1]; last != want {
 		t.Errorf("last log line %q, want %q", last, want)
@@ -2964,6 +3128,71 @@ func checkLog(t *testing.T, log []byte, want string) (written, dropped int) {
 
 // ==== The log ====
 
+// logShapes are the shapes of the lines -v writes, each of which the
+// README's section "The log" shows (see TestLogShapes); Q is client text
+// quoted (see quoteText), ID an id (see logID).
+var logShapes = func() []*regexp.Regexp {
+	q := `"(?:[^"\\]|\\.)*"(?:\.\.\.\d+ bytes)?`
+	id := `(?:null|` + q + `|[-+.eE0-9]+(?:\.\.\.\d+ bytes)?)`
+	var shapes []*regexp.Regexp
+	for _, shape := range []string{
+		`Q id=ID \S+ (?:ok|tool error|cancelled|open|error -\d+(?:: .+)?)`, // a request's outcome
+		`Q id=ID cancelled before its turn`,
+		`- id=ID error -\d+(?:: .+)?`,
+		`- line over \d+ bytes skipped`,
+		`- id=ID a response to no question waiting: ignored`,
+		`panic in Q: Q`,
+		`asked id="ask-\d+" \S+ .+`,
+		`reading paused while replies wait: \d+ held`,
+		`\d+ log lines dropped`,
+		`.+: stopping`, // the last
+	} {
+		shape = strings.NewReplacer("Q", q, "ID", id).Replace(shape)
+		shapes = append(shapes, regexp.MustCompile(`^mcp: `+shape+`$`))
+	}
+	return shapes
+}()
+
+// checkLogShapes fails the test if a line of a -v log is of none of
+// logShapes; a line not starting "mcp: " is a tool's.
+func checkLogShapes(t *testing.T, log []byte) {
+	t.Helper()
+	for line := range strings.Lines(string(log)) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, "mcp: ") && !slices.ContainsFunc(logShapes, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
+			t.Errorf("log line %q is of no shape the README shows", clip(line, 300))
+		}
+	}
+}
+
+// TestLogShapes: the README's section "The log" shows a line of each
+// shape -v writes, and only lines of those shapes; the tests that run mcp
+// with -v check each line it logs against them (see checkLogShapes).
+func TestLogShapes(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n## The log\n")
+	_, block, _ := strings.Cut(section, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	shown := make([]bool, len(logShapes))
+	for line := range strings.Lines(block) {
+		example, _, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "  ") // before the comment
+		i := slices.IndexFunc(logShapes, func(re *regexp.Regexp) bool { return re.MatchString(example) })
+		if i < 0 {
+			t.Errorf("the README shows %q, of no shape -v writes", example)
+			continue
+		}
+		shown[i] = true
+	}
+	for i, ok := range shown {
+		if !ok {
+			t.Errorf("the README shows no line of the shape %s", logShapes[i])
+		}
+	}
+}
+
 // TestLog: with -v, one line per request (method, id, time, outcome: ok,
 // "tool error", or the error code and, for Invalid params, what was
 // wrong), client text quoted and cut, a line that is not JSON with where
@@ -2978,9 +3207,12 @@ func TestLog(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n" +
 		"{\n" + `  "jsonrpc": "2.0",` + "\n}\n" + " 1 2\n" + `{"jsonrpc":"2.0","id":[1]}` + "\n" +
-		`{"jsonrpc":"2.0","id":"x\n\u001b[31m","method":"` + long + `"}` + "\n" + "[]\n"
-	out, stderr := runBinary(t, []byte(in), "-v")
-	if plain, _ := runBinary(t, []byte(in)); !bytes.Equal(out, plain) {
+		`{"jsonrpc":"2.0","id":"x\n\u001b[31m","method":"` + long + `"}` + "\n" + "[]\n" +
+		`{"jsonrpc":"2.0","id":9,"result":{}}` + "\n" + strings.Repeat(" ", 2<<20) + "\n" +
+		`{"jsonrpc":"2.0","id":10,"method":"subscriptions/listen","params":{"_meta":` + modernMeta + `}}` + "\n"
+	out, stderr := runBinary(t, []byte(in), "-v", "-max-message-bytes", "2000000")
+	checkLogShapes(t, stderr)
+	if plain, _ := runBinary(t, []byte(in), "-max-message-bytes", "2000000"); !bytes.Equal(out, plain) {
 		t.Errorf("stdout with -v differs:\n%s", firstDiff([]byte(in), out, plain))
 	}
 	lines := strings.Split(strings.TrimSuffix(string(stderr), "\n"), "\n")
@@ -2995,6 +3227,8 @@ func TestLog(t *testing.T) {
 		`^` + regexp.QuoteMeta(notJSON+`"2" at byte 3`) + `$`,
 		`^mcp: - id=null error -32600$`,
 		`^mcp: "m{100}"\.\.\.1048576 bytes id="x\\n\\x1b\[31m" .* error -32601$`, `^mcp: - id=null error -32600$`,
+		`^mcp: - id=9 a response to no question waiting: ignored$`, `^mcp: - line over 2000000 bytes skipped$`,
+		`^mcp: "subscriptions/listen" id=10 [0-9.]+[µmn]?s open$`,
 		`^mcp: end of input: stopping$`,
 	}
 	if len(lines) != len(want) {
@@ -3457,6 +3691,7 @@ func TestAsk(t *testing.T) {
 			if got.Write(rest); got.String() != string(want) || st.ExitCode() != 0 {
 				t.Errorf("exit %v\n%s", st, firstDiff(in, got.Bytes(), want))
 			}
+			checkLogShapes(t, c.stderr.Bytes())
 			logged := regexp.MustCompile(`(?m)^mcp: asked id="(ask-\d+)" [0-9.]+[µmn]?s (.*)$`).FindAllStringSubmatch(c.stderr.String(), -1)
 			if len(logged) != len(asked) || strings.HasSuffix(name, "/legacy") && (logged[0][2] != "answered" || !strings.HasPrefix(logged[9][2], errCannotAsk.Error()) ||
 				!strings.Contains(c.stderr.String(), "\nmcp: - id=\"ask-99\" a response to no question waiting: ignored\n")) {
@@ -3532,6 +3767,7 @@ func readAheadBound(t *testing.T, line string, times, bound int) {
 	for log.Scan() && !strings.Contains(log.Text(), "reading paused") {
 	}
 	paused, peak := log.Err() == nil && strings.Contains(log.Text(), "reading paused"), 0
+	checkLogShapes(t, log.Bytes())
 	if paused { // reading pauses: memory grows no further
 		peak = c.peakRSS(t)
 		c.cmd.Process.Signal(syscall.SIGTERM)
@@ -3735,10 +3971,20 @@ func checkRecipe(t *testing.T, section string, first int, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		project := t.TempDir() // the folder the delete recipe deletes in, as PROJECT_DIR
+		os.Mkdir(filepath.Join(project, "notes"), 0o755)
+		for _, f := range []string{"notes/old.md", "draft.txt", "keep.txt"} {
+			os.WriteFile(filepath.Join(project, f), nil, 0o644)
+		}
 		cmd := exec.Command(bin)
-		cmd.Stdin = bytes.NewReader(input)
+		cmd.Stdin, cmd.Env = bytes.NewReader(input), append(os.Environ(), "PROJECT_DIR="+project)
 		if got, err := cmd.Output(); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("the recipe's tool on %s: %v\n%s", in, err, firstDiff(input, got, want))
+		}
+		for _, f := range []string{"notes/old.md", "draft.txt", "keep.txt"} { // the delete recipe's input deletes the first two
+			if _, err := os.Stat(filepath.Join(project, f)); (err != nil) != (name == "delete" && f != "keep.txt") {
+				t.Errorf("after %s, %s: %v", in, f, err)
+			}
 		}
 		if first, _, _ := strings.Cut(string(want), "\n"); in == "testdata/recipe/"+name+".in" && !strings.Contains(section, "\n    "+first+"\n") {
 			t.Errorf("the README does not show the reply %s", first)
