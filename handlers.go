@@ -434,24 +434,26 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 			state = v
 		}
 	}
-	answers, err := readAnswers(state, responses) // none, at no cost, most often
 	switch {
 	case name.kind() != '"':
 		return nil, invalidParams("params.name", name, "a string")
 	case args.exists() && args.kind() != '{':
 		return nil, invalidParams("params.arguments", args, "an object")
-	case req.modern && err != nil: // a legacy request's are no concern
-		return nil, err
 	}
-	t := findTool(s.tools, name)
-	if t == nil {
+	i := slices.IndexFunc(s.tools, func(t tool) bool { return name.is(t.name) }) // exactly: "A" is not "a"
+	if i < 0 {
 		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
 	}
+	t := &s.tools[i]
 	in, faults := t.check(args)
 	if faults != "" {
 		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
 	}
-	st := callState{tool: t, in: in, cost: args.end - args.start + responses.end - responses.start + state.end - state.start, srv: s, answers: answers}
+	rounds, err := openRounds(t, args, state, responses) // none, at no cost, most often
+	if err != nil && req.modern {                        // a legacy request's are no concern
+		return nil, err
+	}
+	st := callState{tool: t, in: in, args: args, cost: args.end - args.start + responses.end - responses.start + state.end - state.start, srv: s, rounds: rounds}
 	st.modern, st.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
 	st.canAsk = !s.inBatch && (req.modern && canAsk(req.meta.get(metaClientCapabilities)) || !req.modern && s.canAsk)
 	c := newCall(st)
@@ -466,41 +468,6 @@ func handleToolsCall(s *server, req request) (any, *rpcError) {
 func canAsk(caps value) bool {
 	e := caps.get("elicitation")
 	return e.kind() == '{' && (e.get("form").exists() || !e.get("url").exists())
-}
-
-// readAnswers returns the answers a 2026-07-28 retry of a tools/call
-// carries, in the order its tool asked (see ask): those requestState
-// holds, as mcp wrote it, then the one inputResponses gives to the
-// question the last result asked, "ask-N". Any other key, or a state
-// mcp did not write, is an error.
-func readAnswers(state, responses value) ([]value, *rpcError) {
-	var answers []value
-	if state.exists() {
-		list, ok := value{}, state.kind() == '"'
-		if ok {
-			list, _, ok = (&doc{}).parse([]byte(state.text()))
-		}
-		if !ok || list.kind() != '[' {
-			return nil, invalidParams("params.requestState", state, "the state mcp wrote")
-		}
-		for _, a := range list.items() {
-			answers = append(answers, a)
-		}
-	}
-	if responses.exists() && responses.kind() != '{' {
-		return nil, invalidParams("params.inputResponses", responses, "an object")
-	}
-	var answer value
-	for k, v := range responses.items() {
-		if key := askKey(len(answers)); !k.is(key) {
-			return nil, &rpcError{code: codeInvalidParams, message: "Unknown input response: " + k.text() + " (mcp asked " + key + ")"}
-		}
-		answer = v // the last of a key wins
-	}
-	if answer.exists() {
-		answers = append(answers, answer)
-	}
-	return answers, nil
 }
 
 // handleListen opens a subscription (2026-07-28): as no catalogue of ours

@@ -12,7 +12,9 @@
 // mcp exits 0 at the end of its input, once every reply is written, and on
 // SIGINT, SIGTERM or SIGHUP, once the lines read are answered (a second signal:
 // at once, with status 128+the first); 1 if standard input or output
-// fails or the catalogue of tools has a mistake; 2 on a usage error.
+// fails or the catalogue of tools has a mistake; 2 on a usage error, or
+// an MCP_STATE_KEY (which signs 2026-07-28's requestState) that is not
+// 64 hex digits or more.
 package main
 
 // This file is the command: flags, the serve loop and what stops it,
@@ -24,6 +26,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,6 +71,12 @@ func main() {
 	if bad != "" {
 		fmt.Fprintf(os.Stderr, "mcp: %s\n", bad)
 		flag.Usage()
+		os.Exit(2)
+	}
+	if key, err := hex.DecodeString(os.Getenv("MCP_STATE_KEY")); err == nil && len(key) >= 32 {
+		stateKey = key
+	} else if err != nil || len(key) > 0 { // set, but not a key
+		fmt.Fprintln(os.Stderr, "mcp: MCP_STATE_KEY must be at least 64 hex digits (a key of 32 bytes or more)")
 		os.Exit(2)
 	}
 	if err := checkCatalogue(tools, resources); err != nil {
@@ -508,13 +517,13 @@ type callState struct {
 	id         value             // the request's
 	tool       *tool             // a tool's call,
 	res        *resource         // or a resource's read;
-	in         arguments         // a tool's arguments, checked,
-	args       value             // or the URI read,
+	in         arguments         // a tool's arguments, checked;
+	args       value             // as given, or the URI read,
 	vars       map[string]string // with its template's variables
 	token      value             // the progress token, if progress is sent
 	srv        *server           // the server it runs on, which asks its questions (see ask)
 	canAsk     bool              // the client can ask the person
-	answers    []value           // 2026-07-28: answers to its questions, in the order asked (see ask),
+	rounds     []round           // 2026-07-28: its questions asked before, with the answers given (see ask);
 	asked      int               // under mu: how many it has asked,
 	pending    obj               // and the result that asks the first unanswered
 	question   []byte            // legacy, under the server's mu: a question to send (see due),
@@ -550,7 +559,7 @@ func newCall(st callState) *toolCall {
 // holding its line no more.
 func (c *toolCall) release() {
 	if c.refs.Add(-1) == 0 {
-		c.id, c.in, c.args, c.vars, c.token, c.answers, c.pending = value{}, arguments{}, value{}, nil, value{}, nil, nil
+		c.id, c.in, c.args, c.vars, c.token, c.rounds, c.pending = value{}, arguments{}, value{}, nil, value{}, nil, nil
 		calls.Put(c)
 	}
 }
@@ -730,7 +739,7 @@ func (s *server) cancelCall(key string) bool {
 	}
 	delete(s.index, key)
 	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
-	c.dropped, c.id, c.args, c.in, c.token, c.answers = true, value{}, value{}, arguments{}, value{}, nil // left in waiting: no value of its line
+	c.dropped, c.id, c.args, c.in, c.token, c.rounds = true, value{}, value{}, arguments{}, value{}, nil // left in waiting: no value of its line
 	c.cancel(errClientCancelled)
 	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
 	c.release() // its reply's

@@ -61,8 +61,19 @@ var (
 // (see runCatalogue), which of testCatalogues it serves.
 const catalogueEnv = "MCP_TEST_CATALOGUE"
 
+// testStateKey and testNow are the key and the clock of requestState in
+// the test binary run as mcp (and the user's copy), which node's models
+// (testdata/ask/ask.mjs) share, so that they write the same states.
+const testStateKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+var testNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
 func TestMain(m *testing.M) {
 	if name := os.Getenv(catalogueEnv); name != "" {
+		if _, set := os.LookupEnv("MCP_STATE_KEY"); !set { // set empty, none: a key made at start
+			os.Setenv("MCP_STATE_KEY", testStateKey)
+		}
+		now = func() time.Time { return testNow }
 		tools = testCatalogues[name]
 		if r, ok := testResources[name]; ok {
 			resources = r
@@ -444,7 +455,7 @@ func TestDroppedCallsKeepNoLine(t *testing.T) {
 // asks once the call's struct serves another call: it gets errCannotAsk,
 // and the new call's first question is its own first, "ask-1".
 func TestAskFromAnEarlierCall(t *testing.T) {
-	st := callState{canAsk: true}
+	st := callState{canAsk: true, tool: &tool{name: "t"}}
 	st.modern = true
 	c := newCall(st)
 	old := arguments{call: c, gen: c.gen}
@@ -535,9 +546,8 @@ func TestAskShapes(t *testing.T) {
 			case msg.Result["resultType"] == "input_required":
 				n++
 				questions, _ := msg.Result["inputRequests"].(map[string]any)
-				_, state := msg.Result["requestState"].(string)
-				if len(questions) != 1 || len(msg.Result) != 2+map[bool]int{true: 1}[state] {
-					fault = "not resultType, one input request, and requestState if any, a string"
+				if _, state := msg.Result["requestState"].(string); len(questions) != 1 || len(msg.Result) != 3 || !state {
+					fault = "not resultType, one input request, and requestState, a string"
 				}
 				for _, q := range questions {
 					q, _ := q.(map[string]any)
@@ -671,12 +681,33 @@ var askCatalogue = []tool{
 			_, second := in.ask(ctx, "Sure?")
 			return fmt.Sprintf("first: %v; second: %v", first, second), nil
 		}},
+	{name: "twice", description: "Ask a name, then whether to greet", args: []arg{{name: "what", kind: "string"}, {name: "n", kind: "integer", optional: true}},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			a, err := in.askNamed(ctx, "user_name", "What is your name?", arg{name: "name", kind: "string"})
+			if err != nil {
+				return "", err
+			}
+			if _, err := in.ask(ctx, "Greet "+a.text("name")+" with "+in.text("what")+"?"); err != nil {
+				return "", err
+			}
+			return "hello " + a.text("name") + " (" + in.text("what") + ")", nil
+		}},
+	{name: "fickle", description: "Ask a question that changes at each run", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			if _, err := in.ask(ctx, fmt.Sprintf("Sure? (%d)", fickleRuns.Add(1))); err != nil {
+				return "", err
+			}
+			return "sure", nil
+		}},
 	{name: "list", description: "Ask for a list, which a form cannot hold", args: []arg{},
 		run: func(ctx context.Context, in arguments) (string, error) {
 			_, err := in.ask(ctx, "Which?", arg{name: "which", kind: "strings"})
 			return "", err
 		}},
 }
+
+// fickleRuns counts the runs of askCatalogue's fickle.
+var fickleRuns atomic.Int64
 
 // loopCatalogue is TestServeLoop's: tools that meet other calls, say on
 // stderr that they started, keep their arguments past their return, add
@@ -2410,6 +2441,11 @@ func init() {
 		i = len(tools)
 	}
 	tools = slices.Insert(tools, i, added...)
+	stateKey = make([]byte, 32) // TestMain's key and clock, for the states node wrote
+	for i := range stateKey {
+		stateKey[i] = byte(i)
+	}
+	now = func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }
 }
 `, name, entry, askName, askEntry, slices.Compact(slices.Sorted(slices.Values(names))))
 		userBuild.dir, userBuild.err = makeCopy(recipeImports + fn + askFn + extra)
@@ -3701,6 +3737,45 @@ func TestAsk(t *testing.T) {
 	}
 }
 
+// TestStateKey: a requestState that one mcp made is taken by another
+// with the same MCP_STATE_KEY, as by itself, and refused by one with
+// another key, or with none (a key made at start); a key that is not at
+// least 64 hex digits stops mcp at start, with status 2, saying why.
+func TestStateKey(t *testing.T) {
+	t.Parallel()
+	first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"twice","arguments":{"what":"A"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}` + "\n"
+	run := func(key, input string) (string, string, int) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "MCP_STATE_KEY="+key)
+		cmd.Stdin = strings.NewReader(input)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+	}
+	key := strings.Repeat("5a", 32)
+	out, _, _ := run(key, first)
+	m := regexp.MustCompile(`"requestState":"([^"]+)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no requestState in %q", out)
+	}
+	retry := strings.Replace(first, `"_meta"`, `"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ann"}}},"requestState":"`+m[1]+`","_meta"`, 1)
+	for _, tc := range []struct{ key, want string }{
+		{key, `"message":"Greet Ann with A?"`},
+		{strings.Repeat("5a", 31) + "5b", `"message":"Invalid requestState: not one mcp made, or made with another key"`},
+		{"", `"message":"Invalid requestState: not one mcp made, or made with another key"`},
+	} {
+		if out, _, _ := run(tc.key, retry); !strings.Contains(out, tc.want) {
+			t.Errorf("with the key %q, the retry got %q, want %s", tc.key, out, tc.want)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("5a", 31) + "5", strings.Repeat("5a", 31), strings.Repeat("zz", 32)} {
+		if out, stderr, code := run(bad, first); code != 2 || out != "" || !strings.Contains(stderr, "MCP_STATE_KEY must be at least 64 hex digits") {
+			t.Errorf("MCP_STATE_KEY=%s: status %d, stdout %q, stderr %q; want status 2 and why", bad, code, out, stderr)
+		}
+	}
+}
+
 // modernMeta is the _meta of a 2026-07-28 request.
 const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
@@ -3949,18 +4024,15 @@ func readmeRecipe(t *testing.T, first int) (entry, name, fn string) {
 }
 
 // checkRecipe runs the README's recipe that starts at Go block first
-// (see readmeRecipe): in the package itself if its catalogue has a tool of
-// the recipe's name, else in the user's copy (see userCopy). It pipes
+// (see readmeRecipe) in the user's copy (see userCopy), whose requestState
+// has TestMain's key and clock. It pipes
 // each dir/NAME.in through the binary and compares its stdout with
 // NAME.out, which node computed (testdata/recipe/greet.mjs, and
 // testdata/ask/ask.mjs for testdata/recipe/ask), and checks that the
 // reply the README shows, if any, is the first there.
 func checkRecipe(t *testing.T, section string, first int, dir string) {
 	_, name, _ := readmeRecipe(t, first)
-	bin := mcpPath(t)
-	if !slices.ContainsFunc(tools, func(t tool) bool { return t.name == name }) {
-		bin = filepath.Join(userCopy(t), "mcp")
-	}
+	bin := filepath.Join(userCopy(t), "mcp")
 	ins, _ := filepath.Glob(dir + "/*.in")
 	if len(ins) == 0 {
 		t.Fatalf("no %s/*.in", dir)
@@ -3994,7 +4066,7 @@ func checkRecipe(t *testing.T, section string, first int, dir string) {
 
 // recipeImports are the imports the README's recipe and TestUserTools
 // need in a copy of the package.
-const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"os\"\n\t\"slices\"\n\t\"strings\"\n)\n\nvar _, _, _, _, _ = context.Background, fmt.Errorf, os.OpenRoot, slices.Insert[[]int], strings.Repeat\n\n"
+const recipeImports = "import (\n\t\"context\"\n\t\"fmt\"\n\t\"os\"\n\t\"slices\"\n\t\"strings\"\n\t\"time\"\n)\n\nvar _, _, _, _, _ = context.Background, fmt.Errorf, os.OpenRoot, slices.Insert[[]int], strings.Repeat\n\n"
 
 // readmeFigure returns the number that pattern's group matches in the
 // README: a bound the README states is the bound its test asserts.

@@ -6,9 +6,12 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -232,6 +235,13 @@ var (
 // and run runs again from the start, this time answered. So ask before
 // you act. A field a form cannot hold panics.
 func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arguments, error) {
+	return in.askNamed(ctx, "", message, fields...)
+}
+
+// askNamed asks as ask does, the question named name: in 2026-07-28, the
+// key of the question in the call's result and of its answer in the
+// retry's inputResponses ("" for ask-N, N its place in the call).
+func (in arguments) askNamed(ctx context.Context, name, message string, fields ...arg) (arguments, error) {
 	for i, a := range fields {
 		if fault := a.check(!slices.ContainsFunc(fields[:i], func(o arg) bool { return o.name == a.name })); fault != "" ||
 			!slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) {
@@ -242,12 +252,13 @@ func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arg
 	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // an answer's other members are ignored
 	c.mu.Lock()
 	n, ok, modern, srv := c.asked, c.gen == in.gen && !c.returned && c.canAsk, c.modern, c.srv // c may be reused once let go
+	asked := round{key: cmp.Or(name, "ask-"+strconv.Itoa(n+1)), question: digest(func(w *bufio.Writer) { writeJSON(w, question) })}
 	switch {
 	case !ok:
-	case modern && n < len(c.answers):
-		answer = c.answers[n]
-	case modern && c.pending == nil:
-		c.pending = inputRequired(n, question, c.answers) // n is len(c.answers): the first unanswered
+	case modern && c.pending == nil && n < len(c.rounds) && c.rounds[n].key == asked.key && c.rounds[n].question == asked.question && c.rounds[n].answer.exists():
+		answer = c.rounds[n].answer
+	case modern && c.pending == nil: // unanswered, or not the question the state recorded: the answers after it go
+		c.pending = c.inputRequired(append(c.rounds[:n:n], asked), question)
 	case !modern:
 		c.refs.Add(1) // c, running, is not reused before the question ends
 		defer c.release()
@@ -271,43 +282,166 @@ func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arg
 	return readAnswer(answer, fields, none)
 }
 
-// askKey is the key of a call's question n (from 0) in 2026-07-28, and
-// the key of its answer in the retry's inputResponses.
-func askKey(n int) string { return "ask-" + strconv.Itoa(n+1) }
+// ==== The request state of 2026-07-28 ====
 
-// inputRequired is the 2026-07-28 result that asks question n (from 0)
-// of a call: answered, the client calls again, with the answers to the
-// questions before it, if any, as the state to send back.
-func inputRequired(n int, question obj, earlier []value) obj {
-	result := obj{{"resultType", "input_required"}, {"inputRequests", obj{{askKey(n), obj{{"method", "elicitation/create"}, {"params", question}}}}}}
-	if n > 0 {
-		raws := make([][]byte, n)
-		for i, a := range earlier {
-			raws[i] = a.raw()
+// round is a question a 2026-07-28 call asked: its key, the digest of
+// its params, and the client's answer, if given.
+type round struct {
+	key, question string
+	answer        value
+}
+
+// stateKey signs requestState (see sealState): MCP_STATE_KEY's, read at
+// start, or made then. stateTTL is how long a state is taken back after
+// it was made: a person answers a form in minutes; a state older than
+// that is more likely carried from another call than answered. now is
+// the clock it is read by, which tests fix.
+var (
+	stateKey = func() []byte { k := make([]byte, 32); rand.Read(k); return k }()
+	stateTTL = 10 * time.Minute
+	now      = time.Now
+)
+
+// inputRequired is the 2026-07-28 result that asks the last of rounds,
+// whose params are question: the client calls again with its answer,
+// under its key, and the state, which holds the answers before it.
+func (c *toolCall) inputRequired(rounds []round, question obj) obj {
+	asked := make([]any, len(rounds))
+	for i, r := range rounds {
+		if asked[i] = []any{r.key, r.question}; r.answer.exists() {
+			asked[i] = []any{r.key, r.question, r.answer}
 		}
-		result = append(result, member{"requestState", "[" + string(bytes.Join(raws, []byte(","))) + "]"})
 	}
-	return result
+	args := digest(func(w *bufio.Writer) { canonical(w, c.args) })
+	payload := quote(obj{{"tool", c.tool.name}, {"arguments", args}, {"asked", asked}, {"expires", int(now().Add(stateTTL).Unix())}})
+	state := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + sign([]byte(payload))
+	return obj{{"resultType", "input_required"}, {"inputRequests", obj{{rounds[len(rounds)-1].key, obj{{"method", "elicitation/create"}, {"params", question}}}}},
+		{"requestState", state}}
+}
+
+// openRounds returns the questions that a 2026-07-28 retry of a call of t
+// with args answers: those its state asked, if mcp made it for t and args
+// and it has not expired, the last answered by responses' member of its
+// key, if any; other members are ignored, and without a state, all.
+func openRounds(t *tool, args, state, responses value) ([]round, *rpcError) {
+	refuse := func(why string) ([]round, *rpcError) {
+		return nil, &rpcError{code: codeInvalidParams, message: "Invalid requestState: " + why}
+	}
+	if responses.exists() && responses.kind() != '{' {
+		return nil, invalidParams("params.inputResponses", responses, "an object")
+	} else if !state.exists() {
+		return nil, nil
+	} else if state.kind() != '"' {
+		return nil, invalidParams("params.requestState", state, "a string")
+	}
+	body, sig, _ := strings.Cut(state.text(), ".")
+	payload, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil || !hmac.Equal([]byte(sig), []byte(sign(payload))) {
+		return refuse("not one mcp made, or made with another key")
+	}
+	v, _, _ := (&doc{}).parse(payload) // mcp's own
+	var rounds []round
+	for _, r := range v.get("asked").items() {
+		var f []value // the key, the question's digest and the answer, if any
+		for _, item := range r.items() {
+			f = append(f, item)
+		}
+		rounds = append(rounds, round{key: f[0].text(), question: f[1].text(), answer: append(f, value{})[2]})
+	}
+	switch last := &rounds[len(rounds)-1]; {
+	case v.get("expires").number() < float64(now().Unix()):
+		return refuse("expired")
+	case !v.get("tool").is(t.name):
+		return refuse("made for another tool")
+	case !v.get("arguments").is(digest(func(w *bufio.Writer) { canonical(w, args) })):
+		return refuse("made for other arguments")
+	default:
+		if last.answer = responses.get(last.key); last.answer.exists() && !isElicitResult(last.answer) {
+			return nil, &rpcError{code: codeInvalidParams, message: "Invalid input response: " + last.key + ` is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept`}
+		}
+	}
+	return rounds, nil
+}
+
+// sign returns the HMAC-SHA256 of b under stateKey, base64url.
+func sign(b []byte) string {
+	h := hmac.New(sha256.New, stateKey)
+	h.Write(b)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+}
+
+// digest returns the SHA-256, base64url, of what write writes.
+func digest(write func(w *bufio.Writer)) string {
+	h := sha256.New()
+	w := bufio.NewWriter(h)
+	write(w)
+	w.Flush()
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+}
+
+// canonical writes v, checked arguments (none: {}), as JSON.stringify
+// writes what JSON.parse reads of them, each object's members sorted by
+// name: the same for every way a client may write the same arguments.
+// It recurses as deep as the catalogue declares.
+func canonical(w *bufio.Writer, v value) {
+	switch open := v.kind(); open {
+	case 0:
+		w.WriteString("{}")
+	case '{', '[':
+		var items []member
+		for k, item := range v.items() {
+			if items = append(items, member{"", item}); k.exists() {
+				items[len(items)-1].name = k.text()
+			}
+		}
+		slices.SortStableFunc(items, func(a, b member) int { return strings.Compare(a.name, b.name) }) // an array's stay as they are
+		w.WriteByte(open)
+		comma := false
+		for i, m := range items {
+			if open == '{' && i+1 < len(items) && items[i+1].name == m.name {
+				continue // the last of a name is kept
+			} else if comma {
+				w.WriteByte(',')
+			}
+			if comma = true; open == '{' {
+				writeString(w, m.name)
+				w.WriteByte(':')
+			}
+			canonical(w, m.value.(value))
+		}
+		w.WriteByte(open + 2)
+	case '0':
+		w.WriteString(formatNumber(v.number()))
+	default: // a string's text, true, false or null
+		writeValue(w, v)
+	}
 }
 
 // readAnswer reads the client's answer, an ElicitResult, to a question of
 // fields: on accept, its content, which must fit them; else none and why.
 func readAnswer(answer value, fields []arg, none arguments) (arguments, error) {
-	action, content := answer.get("action"), answer.get("content")
-	switch {
+	switch action := answer.get("action"); {
+	case !isElicitResult(answer):
+		return none, errors.New(`the client's answer is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept`)
 	case action.is("decline"):
 		return none, errDeclined
 	case action.is("cancel"):
 		return none, errDismissed
-	case !action.is("accept") || content.exists() && content.kind() != '{':
-		return none, errors.New(`the client's answer is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept`)
 	}
-	in, _ := bind(fields, content)
+	in, _ := bind(fields, answer.get("content"))
 	var b strings.Builder
 	if writeFaults(&b, in, value{}, "", "field"); b.Len() > 0 {
 		return none, errors.New("the answer does not fit the question: " + b.String()[2:])
 	}
 	return in, nil
+}
+
+// isElicitResult reports whether an answer is an ElicitResult: an
+// action, accept, decline or cancel, and on accept, content that is none
+// or an object.
+func isElicitResult(answer value) bool {
+	action, content := answer.get("action"), answer.get("content")
+	return action.is("decline") || action.is("cancel") || action.is("accept") && (!content.exists() || content.kind() == '{')
 }
 
 // progress reports how far the tool is: done so far, of total (0 if not
@@ -647,15 +781,6 @@ func chars(s string) (n int) {
 		i += size
 	}
 	return n
-}
-
-// findTool returns the tool whose name is the text of name, or nil: names
-// match exactly, "A" is not "a".
-func findTool(tools []tool, name value) *tool {
-	if i := slices.IndexFunc(tools, func(t tool) bool { return name.is(t.name) }); i >= 0 {
-		return &tools[i]
-	}
-	return nil
 }
 
 // ==== The catalogue ====

@@ -1,18 +1,21 @@
 // Computes each NAME.out from NAME.in with node: for f in *.in; do node
-// ask.mjs "${f%.in}" < "$f" > "${f%.in}.out"; done. It models mcp with
-// TestAsk's catalogue, askCatalogue, whose tools ask the person: in a
-// legacy session, a question is an elicitation/create request, sent once
-// the replies before its call's are out, which the client's response
-// answers; in 2026-07-28, a question is the call's result, and the
-// client's retry carries the answers. Lines are read as TestAsk sends
-// them: an answer after its question, a cancel while a question waits
-// (one written with its id last, or its method last, comes at once).
-// At the end of the lines, NAME_eof's input ends, NAME_signal gets
-// SIGTERM, and any other's questions wait until their time limit. The
-// answers in the .in files are written as JSON.stringify writes them, so
-// that the state mcp sends back, the answers as they came, is the same
-// text here.
+// ask.mjs "${f%.in}" < "$f" > "${f%.in}.out"; done. A NAME.tmpl is the
+// NAME.in to be: node ask.mjs NAME --fill < NAME.tmpl > NAME.in writes
+// into it the requestState each retry sends back (see fill). It models
+// mcp with TestAsk's catalogue, askCatalogue, whose tools ask the person:
+// in a legacy session, a question is an elicitation/create request, sent
+// once the replies before its call's are out, which the client's response
+// answers; in 2026-07-28, a question is the call's result, with the
+// state, and the client's retry carries the answer and the state. Lines
+// are read as TestAsk sends them: an answer after its question, a cancel
+// while a question waits (one written with its id last, or its method
+// last, comes at once). At the end of the lines, NAME_eof's input ends,
+// NAME_signal gets SIGTERM, and any other's questions wait until their
+// time limit. The answers in the .in files are written as JSON.stringify
+// writes them, so that the state, which holds them as they came, is the
+// same text here.
 import { readFileSync } from "node:fs";
+import { createHash, createHmac } from "node:crypto";
 import { arg, fault, what, zero, bounds, boundNames, type } from "../tools.mjs";
 
 const declined = "the user declined", dismissed = "the user dismissed the question";
@@ -23,6 +26,8 @@ const inputRequired = "the question goes back as the call's result; the client c
 // sent back { answer } (each field as read) or { error }; it returns
 // [text, isError].
 const ask = (message, ...fields) => ({ message, fields });
+const askNamed = (name, message, ...fields) => ({ name, message, fields });
+let fickleRuns = 0;
 const tools = {
   delete: function* (a) {
     const r = yield ask(`Delete ${a.paths.length} files: ${a.paths.join(", ")}?`);
@@ -58,6 +63,17 @@ const tools = {
   },
   detached: function* () {
     const r = yield ask("Sure?");
+    return r.error ? [r.error, true] : ["sure", false];
+  },
+  twice: function* (a) {
+    const r = yield askNamed("user_name", "What is your name?", arg("name", "string"));
+    if (r.error) return [r.error, true];
+    const s = yield ask(`Greet ${r.answer.name} with ${a.what}?`);
+    if (s.error) return [s.error, true];
+    return [`hello ${r.answer.name} (${a.what})`, false];
+  },
+  fickle: function* () {
+    const r = yield ask(`Sure? (${++fickleRuns})`);
     return r.error ? [r.error, true] : ["sure", false];
   },
   list: function* () {
@@ -113,7 +129,7 @@ function read(r, fields) {
 }
 
 const formKinds = ["string", "number", "integer", "boolean"];
-const out = (msg) => console.log(JSON.stringify(msg));
+const out = (msg) => filling || console.log(JSON.stringify(msg));
 const result = (text, isError, modern) => ({ ...(modern ? { resultType: "complete" } : {}), content: [{ type: "text", text }], isError });
 const internal = { code: -32603, message: "Internal error" };
 const invalidParams = { code: -32602, message: "Invalid params" };
@@ -145,11 +161,12 @@ function step(call, sent) {
     if (!q) return; // it waits
     if (!q.fields.every((a) => formKinds.includes(a.kind))) return finish(call, undefined, internal);
     const question = { message: q.message, requestedSchema: form(q.fields) };
+    const key = q.name ?? "ask-" + (call.n + 1), thisRound = [key, digest(JSON.stringify(question))], r = call.rounds[call.n];
     if (!call.canAsk) sent = { error: cannotAsk };
-    else if (call.modern && call.n < call.answers.length) sent = read(call.answers[call.n], q.fields);
+    else if (call.modern && !call.pending && r && r[0] === key && r[1] === thisRound[1] && r.length === 3) sent = read(r[2], q.fields);
     else if (call.modern) {
-      call.pending ??= { resultType: "input_required", inputRequests: { ["ask-" + (call.n + 1)]: { method: "elicitation/create", params: question } },
-        ...(call.n > 0 ? { requestState: JSON.stringify(call.answers.slice(0, call.n)) } : {}) };
+      call.pending ??= { resultType: "input_required", inputRequests: { [key]: { method: "elicitation/create", params: question } },
+        requestState: seal(call.name, call.args, [...call.rounds.slice(0, call.n), thisRound]) };
       sent = { error: inputRequired };
     } else {
       call.waiting = { id: "ask-" + ++asked, fields: q.fields };
@@ -162,6 +179,7 @@ function step(call, sent) {
 
 function finish(call, [text, isError] = [], error) {
   const res = call.pending ?? (error ? undefined : result(text, isError, call.modern));
+  if (call.pending) states[call.id] = call.pending.requestState;
   call.entry.reply = { jsonrpc: "2.0", id: call.id, ...(res ? { result: res } : { error }) };
   flush();
 }
@@ -188,20 +206,65 @@ function ended(why, reason) {
   }
 }
 
-// readAnswers returns a 2026-07-28 retry's answers, or its error.
-function readAnswers(p) {
-  let answers = [];
-  if (Object.hasOwn(p, "requestState")) {
-    try { answers = JSON.parse(p.requestState); } catch { answers = null; }
-    if (typeof p.requestState !== "string" || !Array.isArray(answers)) return { error: invalidParams };
-  }
-  const responses = p.inputResponses ?? {};
-  if (type(responses) !== "object") return { error: invalidParams };
-  const key = "ask-" + (answers.length + 1);
-  for (const k of Object.keys(responses))
-    if (k !== key) return { error: { code: -32602, message: `Unknown input response: ${k} (mcp asked ${key})` } };
-  return { answers: Object.hasOwn(responses, key) ? [...answers, responses[key]] : answers };
+// The request state of 2026-07-28: the tool, the digest of its arguments
+// written canonically, each question's key, digest and answer (the last
+// not yet answered), and when it expires, as JSON, base64url, then "."
+// and its HMAC-SHA256, base64url; TestMain's key and clock.
+const stateKey = Buffer.from("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "hex");
+const now = Date.UTC(2026, 11, 1) / 1000, ttl = 600;
+const digest = (text) => createHash("sha256").update(text).digest("base64url");
+const sign = (payload, key = stateKey) => createHmac("sha256", key).update(payload).digest("base64url");
+const byCodePoint = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const canonical = (v) => Array.isArray(v) ? `[${v.map(canonical).join(",")}]`
+  : type(v) === "object" ? `{${Object.keys(v).sort(byCodePoint).map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",")}}`
+  : JSON.stringify(v);
+function seal(tool, args, asked, expires = now + ttl, key = stateKey) {
+  const payload = Buffer.from(JSON.stringify({ tool, arguments: digest(canonical(args)), asked, expires }));
+  return payload.toString("base64url") + "." + sign(payload, key);
 }
+const isAnswer = (a) => type(a) === "object" && (["decline", "cancel"].includes(a.action) || a.action === "accept" && (!Object.hasOwn(a, "content") || type(a.content) === "object"));
+
+// readRounds returns the questions a 2026-07-28 retry's state asked, the
+// last answered by its inputResponses, or its error.
+function readRounds(p, tool) {
+  const refuse = (why) => ({ error: { code: -32602, message: "Invalid requestState: " + why } });
+  if (Object.hasOwn(p, "inputResponses") && type(p.inputResponses) !== "object") return { error: invalidParams };
+  if (!Object.hasOwn(p, "requestState")) return { rounds: [] };
+  if (typeof p.requestState !== "string") return { error: invalidParams };
+  const [body, sig] = [p.requestState.split(".")[0], p.requestState.split(".").slice(1).join(".")];
+  const payload = Buffer.from(body, "base64url");
+  if (sign(payload) !== sig) return refuse("not one mcp made, or made with another key");
+  const state = JSON.parse(payload);
+  if (state.expires < now) return refuse("expired");
+  if (state.tool !== tool) return refuse("made for another tool");
+  if (state.arguments !== digest(canonical(p.arguments ?? {}))) return refuse("made for other arguments");
+  const rounds = state.asked, last = rounds.at(-1), responses = p.inputResponses ?? {};
+  if (Object.hasOwn(responses, last[0])) {
+    if (!isAnswer(responses[last[0]])) return { error: { code: -32602, message: `Invalid input response: ${last[0]} is not {"action":"accept"|"decline"|"cancel"}, with the content of a form on accept` } };
+    last[2] = responses[last[0]];
+  }
+  return { rounds };
+}
+
+// fill fills a line of a template (NAME.tmpl) in: {{N}} is the state of
+// the reply to id N; {{N|FROM>TO}} that state with FROM made TO in its
+// payload, its signature kept; {{N|otherkey}} it signed with another key;
+// {{N|expired}} it made a second before it would expire now.
+function fill(line) {
+  return line.replace(/\{\{(\d+)(?:\|([^}]*))?\}\}/g, (_, id, how) => {
+    const state = states[id], [body, sig] = state.split(".");
+    const payload = Buffer.from(body, "base64url").toString();
+    if (!how) return state;
+    if (how === "otherkey") return body + "." + sign(Buffer.from(payload), Buffer.alloc(32, 7));
+    if (how === "expired") {
+      const expired = payload.replace(/"expires":\d+/, `"expires":${now - 1}`);
+      return Buffer.from(expired).toString("base64url") + "." + sign(Buffer.from(expired));
+    }
+    const [from, to] = how.split(">");
+    return Buffer.from(payload.replace(from, to)).toString("base64url") + "." + sig;
+  });
+}
+const states = {};
 
 const calls = [];
 function request(req, inBatch) {
@@ -214,10 +277,10 @@ function request(req, inBatch) {
     entry.reply = { jsonrpc: "2.0", id: req.id, result: { protocolVersion: v, capabilities: { tools: {}, resources: {} }, serverInfo: { name: "shipcode-mcp", version: "0.1.0" } } };
   } else if (req.method === "ping") entry.reply = { jsonrpc: "2.0", id: req.id, result: {} };
   else {
-    const p = req.params, { answers, error } = modern ? readAnswers(p) : { answers: [] };
+    const p = req.params, { rounds, error } = modern ? readRounds(p, p.name) : { rounds: [] };
     if (error) entry.reply = { jsonrpc: "2.0", id: req.id, error };
     else {
-      const call = { id: req.id, name: p.name, entry, modern, answers, n: 0, gen: tools[p.name](p.arguments ?? {}),
+      const call = { id: req.id, name: p.name, args: p.arguments ?? {}, entry, modern, rounds, n: 0, gen: tools[p.name](p.arguments ?? {}),
         canAsk: !inBatch && (modern ? canAskWith(meta["io.modelcontextprotocol/clientCapabilities"]) : canAsk) };
       calls.push(call);
       return step(call, undefined);
@@ -226,8 +289,9 @@ function request(req, inBatch) {
   if (!inBatch) flush();
 }
 
-const name = process.argv[2] ?? "";
-for (const line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0, -1)) {
+const name = process.argv[2] ?? "", filling = process.argv[3] === "--fill";
+for (let line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0, -1)) {
+  if (filling) process.stdout.write((line = fill(line)) + "\n");
   const msg = JSON.parse(line);
   if (Array.isArray(msg)) { // legacy: a batch's calls cannot ask, and its replies are one line
     const start = owed.length;
