@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ==== Messages ====
@@ -33,6 +34,7 @@ const (
 	codeInternalError      = -32603 // a handler or a tool failed; the session goes on
 	codeResourceNotFound   = -32002 // before 2026-07-28
 	codeUnsupportedVersion = -32022 // 2026-07-28: _meta names a version we do not speak
+	codeBusy               = -32010 // mcp holds all it may while calls run: retry, or cancel them
 )
 
 // rpcError is a JSON-RPC error: a code, a message and data (nil for
@@ -50,9 +52,6 @@ var (
 	errInvalidRequest = &rpcError{code: codeInvalidRequest, message: "Invalid Request"}
 	errMethodNotFound = &rpcError{code: codeMethodNotFound, message: "Method not found"}
 	errInternal       = &rpcError{code: codeInternalError, message: "Internal error"}
-	// Not errors, and never written: a request owed no reply (yet).
-	errCancelled = &rpcError{why: "cancelled"} // the client cancelled it
-	errNoReply   = &rpcError{why: "open"}      // a subscription
 )
 
 // invalidParams is Invalid params because the member had the value got
@@ -65,193 +64,108 @@ func invalidParams(member string, got value, want string) *rpcError {
 	return &rpcError{code: codeInvalidParams, message: "Invalid params", why: why}
 }
 
-// request is a request or a notification.
+// request is a message as the loop reads it: the members of its
+// envelope, and of its params and their _meta, that a method reads, each
+// the last of its name, as JSON.parse keeps it, all found in the pass
+// that checks the line (see doc.parse).
 type request struct {
-	id     value // a string or a number; none for a notification
-	method value // a string
-	params value // an object, if the handler is called, or none
-	meta   value // params._meta
-	modern bool  // _meta names 2026-07-28: answer in its shapes
-	// A client's response to a question of mcp's (see ask): its id, and this
-	response value
+	msg                         value // the message
+	jsonrpc, id, method, params value
+	result, error               value // a client's response's
+	p                           params
+	inBatch                     bool // it is an element of a batch
+	modern                      bool // _meta names 2026-07-28: answered in its shapes
 }
 
-// line is a line being answered: one message, or a batch, whose
-// elements are answered one by one (see step), so that the loop can go on
-// from any of them on another goroutine (see tick).
-type line struct {
-	msg   value // the message, or the batch
-	batch bool
-	at    int // the index in the line of the batch's next element; -1 past the last
-	size  int // the line's length, held until its last reply is written
+// params are the members of a request's params that a method reads.
+type params struct {
+	name, arguments, uri, cursor, protocolVersion, capabilities value
+	requestID, inputResponses, requestState, meta               value
+	metaVersion, metaCaps, progressToken                        value // of _meta
 }
 
-// parse reads a line as JSON, and returns it to be answered: a message
-// or a batch. A line over the limit, whose bytes are gone, and one that
-// is not JSON get their error at once; an empty batch too; a blank line,
-// nothing at all.
-func (s *server) parse(b []byte, tooLong bool) line {
-	var msg value
-	var at int
-	ok, d := false, &doc{}
-	if !tooLong {
-		msg, at, ok = d.parse(b)
+// member returns where r keeps the member of key (a JSON string) of an
+// object whose members are of role: 'e' the envelope, 'p' params, 'm'
+// params._meta (none: 0); and the role of its own members, if it is an
+// object. A params or a _meta read again drops what the one before gave,
+// as JSON.parse keeps the last.
+func (r *request) member(role byte, key []byte) (*value, byte) {
+	name := key[1 : len(key)-1]
+	if r == nil || role == 0 {
+		return nil, 0
+	} else if bytes.IndexByte(name, '\\') >= 0 {
+		name = []byte(text(key))
 	}
-	var err *rpcError
-	switch {
-	case tooLong:
-		err = &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: "message longer than " + strconv.Itoa(s.max) + " bytes"}
-		s.log.printf("mcp: - line over %d bytes skipped", s.max)
-	case skipSpace(b, 0) == len(b):
-		return line{}
-	case !ok:
-		err = errParse
-		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(b, at))
-	case msg.kind() != '[':
-		return line{msg: msg, size: len(b)}
-	case b[skipSpace(b, msg.start+1)] == ']':
-		err = errInvalidRequest
-		s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
-	default:
-		s.owe(reply{kind: '[', ready: true})
-		return line{msg: msg, batch: true, at: skipSpace(b, msg.start+1), size: len(b)}
-	}
-	s.owe(reply{kind: 'r', ready: true, err: err, cost: keptCost})
-	return line{}
-}
-
-// next returns the batch's next element, if any.
-func (l *line) next() (item value, ok bool) {
-	if l.at < 0 {
-		return value{}, false
-	}
-	b := l.msg.d.line
-	item = l.msg.d.value(l.at)
-	if l.at = skipSpace(b, item.end); b[l.at] == ',' {
-		l.at = skipSpace(b, l.at+1)
-	} else {
-		l.at = -1
-	}
-	return item, true
-}
-
-// step answers the message of the line in hand, or its batch's next
-// element, or closes the batch's array past its last; then, past the
-// line, acknowledges the subscriptions it opened. It reports whether the
-// loop went on without this goroutine (see tick).
-func (s *server) step() (handedOff bool) {
-	if l := &s.cur; l.batch {
-		item, ok := l.next()
-		if s.inBatch = ok; ok {
-			return s.dispatch(item, keptCost)
+	p := &r.p
+	switch role {
+	case 'e':
+		switch string(name) {
+		case "jsonrpc":
+			return &r.jsonrpc, 0
+		case "id":
+			return &r.id, 0
+		case "method":
+			return &r.method, 0
+		case "params":
+			*p = params{}
+			return &r.params, 'p'
+		case "result":
+			return &r.result, 0
+		case "error":
+			return &r.error, 0
 		}
-		s.owe(reply{kind: ']', ready: true, cost: l.size})
-	} else {
-		msg, size := l.msg, l.size
-		if s.cur = (line{}); s.dispatch(msg, size+keptCost) {
-			return true
+	case 'p':
+		switch string(name) {
+		case "name":
+			return &p.name, 0
+		case "arguments":
+			return &p.arguments, 0
+		case "uri":
+			return &p.uri, 0
+		case "cursor":
+			return &p.cursor, 0
+		case "protocolVersion":
+			return &p.protocolVersion, 0
+		case "capabilities":
+			return &p.capabilities, 0
+		case "requestId":
+			return &p.requestID, 0
+		case "inputResponses":
+			return &p.inputResponses, 0
+		case "requestState":
+			return &p.requestState, 0
+		case "_meta":
+			p.metaVersion, p.metaCaps, p.progressToken = value{}, value{}, value{}
+			return &p.meta, 'm'
+		}
+	case 'm':
+		switch string(name) {
+		case metaProtocolVersion:
+			return &p.metaVersion, 0
+		case metaClientCapabilities:
+			return &p.metaCaps, 0
+		case "progressToken":
+			return &p.progressToken, 0
 		}
 	}
-	s.cur = line{}
-	for _, id := range s.acks {
-		s.owe(reply{kind: 'a', ready: true, id: id, cost: keptCost})
-	}
-	s.acks = s.acks[:0]
-	return false
+	return nil, 0
 }
 
-// notJSON says, for the log, why a line is not JSON: its byte at cannot
-// be there, or, at its end, the line ends too soon.
-func notJSON(line []byte, at int) string {
-	if at < len(line) {
-		return fmt.Sprintf("the line is not JSON: %q at byte %d", line[at:at+1], at)
-	}
-	return "the line ends inside a JSON value (each message must be on one line)"
+// response reports whether r is a client's response: no method, and a
+// result or an error.
+func (r *request) response() bool {
+	return !r.method.exists() && (r.result.exists() || r.error.exists())
 }
 
-// dispatch answers a message: a request is owed a reply, which takes its
-// place in the order of replies at once, made then, or when its call
-// returns; a notification gets nothing; a client's response goes to the
-// tool waiting for it, if any (see answered). It reports whether the
-// loop went on without this goroutine (see tick).
-func (s *server) dispatch(msg value, cost int) (handedOff bool) {
-	req, ok := readMessage(msg)
-	if ok && req.response.exists() {
-		s.answered(req.id, req.response)
+// valid reports whether r is a request or a notification: "jsonrpc":
+// "2.0", a method that is a string, and an id, if any, a string or a
+// number; if the id is not, r's is none, and its reply's null.
+func (r *request) valid() bool {
+	if k := r.id.kind(); k != 0 && k != '"' && k != '0' {
+		r.id = value{}
 		return false
 	}
-	if ok && !req.id.exists() {
-		if req.method.is("notifications/cancelled") {
-			s.cancelled(req.params.get("requestId"))
-		}
-		return false
-	}
-	var start time.Time
-	if s.log != nil {
-		start = time.Now()
-	}
-	result, err := any(nil), errInvalidRequest
-	if ok {
-		result, err = s.handle(req)
-	}
-	if c, isCall := result.(*toolCall); isCall {
-		c.id, c.start, c.cost = req.id, start, c.cost+cost
-		return s.start(c)
-	}
-	if err != errNoReply {
-		s.owe(reply{kind: 'r', ready: true, id: req.id, result: result, err: err, cost: cost})
-	}
-	if s.log != nil && ok {
-		s.logged(req.method.text(), req.id, start, result, err)
-	} else if s.log != nil {
-		s.logged("", req.id, start, result, err)
-	}
-	return false
-}
-
-// logged logs a request's outcome with -v, the one place that does: its
-// method ("" for an invalid message), id, time taken and outcome.
-func (s *server) logged(method string, id value, start time.Time, result any, err *rpcError) {
-	switch {
-	case method != "":
-		s.log.printf("mcp: %s id=%s %v %s", quoteText(method), logID(id), time.Since(start), outcome(result, err))
-	default:
-		s.log.printf("mcp: - id=%s %s", logID(id), outcome(result, err))
-	}
-}
-
-// readMessage sorts a message: a request or a notification (ok), a
-// client's response (ok, with response: owed nothing), or an invalid one,
-// whose reply carries its id if that is valid.
-func readMessage(msg value) (req request, ok bool) {
-	if msg.kind() != '{' {
-		return req, false
-	}
-	var jsonrpc, response value
-	for k, v := range msg.items() { // in one pass; the last of a name wins
-		switch {
-		case k.is("jsonrpc"):
-			jsonrpc = v
-		case k.is("id"):
-			req.id = v
-		case k.is("method"):
-			req.method = v
-		case k.is("params"):
-			req.params = v
-		case k.is("result"), k.is("error"):
-			response = v
-		}
-	}
-	switch {
-	case !req.method.exists() && response.exists():
-		return request{id: req.id, response: msg}, true
-	case req.id.exists() && req.id.kind() != '"' && req.id.kind() != '0':
-		req.id = value{} // not an id: the reply's is null
-		return req, false
-	case req.method.kind() != '"' || !jsonrpc.is("2.0"):
-		return req, false
-	}
-	return req, true
+	return r.method.kind() == '"' && r.jsonrpc.is("2.0")
 }
 
 // ==== Methods ====
@@ -289,58 +203,70 @@ var (
 	supportedVersions = append([]string{modernVersion}, legacyVersions...)
 )
 
+// decision is what a handler decided: a result or an error, to reply
+// with now; a call, whose reply comes when it returns; or no reply yet
+// (open: a subscription, answered when it ends).
+type decision struct {
+	result any
+	err    *rpcError
+	call   *call
+	open   bool
+}
+
+// decide is the decision to reply with result, or err.
+func decide(result any, err *rpcError) decision { return decision{result: result, err: err} }
+
 // methods is every method we serve: its name, its era (in the other, it
 // is Method not found), and its handler, which is given the request with
 // its params checked to be an object or none.
 var methods = []struct {
 	name   string
 	era    era
-	handle func(*server, request) (any, *rpcError)
+	handle func(*server, *request) decision
 }{
 	{"initialize", legacy, handleInitialize},
-	{"ping", legacy, func(*server, request) (any, *rpcError) { return empty, nil }},
-	{"tools/list", both, func(s *server, req request) (any, *rpcError) { return listReply(req, "tools", s.toolList) }},
+	{"ping", legacy, func(*server, *request) decision { return decide(empty, nil) }},
+	{"tools/list", both, func(s *server, req *request) decision { return listReply(req, "tools", s.toolList) }},
 	{"tools/call", both, handleToolsCall},
-	{"resources/list", both, func(s *server, req request) (any, *rpcError) { return listReply(req, "resources", s.resourceList) }},
+	{"resources/list", both, func(s *server, req *request) decision { return listReply(req, "resources", s.resourceList) }},
 	{"resources/read", both, handleResourcesRead},
-	{"resources/templates/list", both, func(s *server, req request) (any, *rpcError) {
+	{"resources/templates/list", both, func(s *server, req *request) decision {
 		return listReply(req, "resourceTemplates", s.templateList)
 	}},
 	{"subscriptions/listen", modern, handleListen},
 	// Answered in either era, in its only shape, 2026-07-28's.
-	{"server/discover", both, func(*server, request) (any, *rpcError) {
-		return obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", capabilities},
-			{"_meta", obj{{"io.modelcontextprotocol/serverInfo", serverInfo}}}, {"ttlMs", 3600000}, {"cacheScope", "public"}}, nil
+	{"server/discover", both, func(*server, *request) decision {
+		return decide(obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", capabilities},
+			{"_meta", obj{{"io.modelcontextprotocol/serverInfo", serverInfo}}}, {"ttlMs", 3600000}, {"cacheScope", "public"}}, nil)
 	}},
 }
 
-// handle returns a request's result or error: the error its _meta or
-// params earn, or its handler's answer. A handler or a tool that panics
-// gets Internal error, and the session goes on: nothing of the reply is
-// written yet.
-func (s *server) handle(req request) (result any, err *rpcError) {
+// handle decides a request's reply: the error its _meta or params earn,
+// or its handler's decision. A handler that panics gets Internal error,
+// and the session goes on: nothing of the reply is written yet.
+func (s *server) handle(req *request) (d decision) {
 	defer func() {
 		if p := recover(); p != nil {
-			result, err = nil, errInternal
+			d = decide(nil, errInternal)
 			s.log.printf("mcp: panic in %s: %s", quoteText(req.method.text()), quoteText(fmt.Sprint(p)))
 		}
 	}()
-	req.meta = req.params.get("_meta")
+	var err *rpcError
 	if req.modern, err = eraOf(req); err != nil {
-		return nil, err
+		return decide(nil, err)
 	}
 	for _, m := range methods {
 		switch {
 		case !req.method.is(m.name):
 		case m.era == legacy && req.modern, m.era == modern && !req.modern:
-			return nil, errMethodNotFound
+			return decide(nil, errMethodNotFound)
 		case req.params.exists() && req.params.kind() != '{':
-			return nil, invalidParams("params", req.params, "an object")
+			return decide(nil, invalidParams("params", req.params, "an object"))
 		default:
 			return m.handle(s, req)
 		}
 	}
-	return nil, errMethodNotFound
+	return decide(nil, errMethodNotFound)
 }
 
 // era is the protocol versions a method is served in.
@@ -357,8 +283,8 @@ const (
 // also carry the client's capabilities, and is modern; one that names a
 // legacy version we speak, or none, is legacy; server/discover must name
 // one.
-func eraOf(req request) (modern bool, err *rpcError) {
-	version, caps := req.meta.get(metaProtocolVersion), req.meta.get(metaClientCapabilities)
+func eraOf(req *request) (modern bool, err *rpcError) {
+	version, caps := req.p.metaVersion, req.p.metaCaps
 	switch {
 	case !version.exists() && req.method.is("server/discover"), version.exists() && version.kind() != '"':
 		return false, metaRequired(metaProtocolVersion, version, "a string")
@@ -388,24 +314,24 @@ func metaRequired(key string, got value, want string) *rpcError {
 // if we speak it, else our newest legacy one, and keeps, for the legacy
 // requests after it, the version agreed and whether a tool may ask the
 // person (2025-06-18 on, if the client can; see ask).
-func handleInitialize(s *server, req request) (any, *rpcError) {
+func handleInitialize(s *server, req *request) decision {
 	v := latestLegacyVersion
-	if pv := req.params.get("protocolVersion"); pv.kind() == '"' && slices.Contains(legacyVersions, pv.text()) {
+	if pv := req.p.protocolVersion; pv.kind() == '"' && slices.Contains(legacyVersions, pv.text()) {
 		v = pv.text()
 	}
-	s.agreed, s.canAsk = v, v >= "2025-06-18" && canAsk(req.params.get("capabilities"))
-	return obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil
+	s.agreed, s.canAsk = v, v >= "2025-06-18" && canAsk(req.p.capabilities)
+	return decide(obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil)
 }
 
 // listReply answers a list method with its list. We never paginate, so
 // any cursor is one we did not issue. In 2026-07-28, as the catalogues
 // are fixed for the life of the process, cache hints let a client keep
 // the list an hour.
-func listReply(req request, name string, list any) (any, *rpcError) {
-	if cursor := req.params.get("cursor"); cursor.exists() {
-		return nil, invalidParams("params.cursor", cursor, "absent: mcp issues no cursors")
+func listReply(req *request, name string, list any) decision {
+	if cursor := req.p.cursor; cursor.exists() {
+		return decide(nil, invalidParams("params.cursor", cursor, "absent: mcp issues no cursors"))
 	}
-	return cached(req.modern, obj{{name, list}}), nil
+	return decide(cached(req.modern, obj{{name, list}}), nil)
 }
 
 // cached is a result of a catalogue in the request's shape (see
@@ -420,47 +346,34 @@ func cached(modern bool, result obj) obj {
 // handleToolsCall runs a tool. Malformed params are a protocol error;
 // arguments the tool does not take get a tool result with isError, which
 // names the tool, the argument and the fault, for the model to correct.
-func handleToolsCall(s *server, req request) (any, *rpcError) {
-	var name, args, responses, state value
-	for k, v := range req.params.items() { // in one pass; the last of a name wins
-		switch {
-		case k.is("name"):
-			name = v
-		case k.is("arguments"):
-			args = v
-		case k.is("inputResponses"):
-			responses = v
-		case k.is("requestState"):
-			state = v
-		}
-	}
-	switch {
+func handleToolsCall(s *server, req *request) decision {
+	p := &req.p
+	switch name, args := p.name, p.arguments; {
 	case name.kind() != '"':
-		return nil, invalidParams("params.name", name, "a string")
+		return decide(nil, invalidParams("params.name", name, "a string"))
 	case args.exists() && args.kind() != '{':
-		return nil, invalidParams("params.arguments", args, "an object")
+		return decide(nil, invalidParams("params.arguments", args, "an object"))
 	}
-	i := slices.IndexFunc(s.tools, func(t tool) bool { return name.is(t.name) }) // exactly: "A" is not "a"
+	i := slices.IndexFunc(s.tools, func(t tool) bool { return p.name.is(t.name) }) // exactly: "A" is not "a"
 	if i < 0 {
-		return nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + name.text()}
+		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown tool: " + p.name.text()})
 	}
 	t := &s.tools[i]
-	in, faults := t.check(args)
+	in, faults := t.check(p.arguments)
 	if faults != "" {
-		return &toolResult{text: faults, isError: true, modern: req.modern}, nil
+		return decide(&toolResult{text: faults, isError: true, modern: req.modern}, nil)
 	}
-	rounds, err := openRounds(t, args, state, responses) // none, at no cost, most often
-	if err != nil && req.modern {                        // a legacy request's are no concern
-		return nil, err
+	rounds, err := openRounds(t, p.arguments, p.requestState, p.inputResponses) // none, at no cost, most often
+	if err != nil && req.modern {                                               // a legacy request's are no concern
+		return decide(nil, err)
 	}
-	st := callState{tool: t, in: in, args: args, cost: args.end - args.start + responses.end - responses.start + state.end - state.start, srv: s, rounds: rounds}
-	st.modern, st.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
-	st.canAsk = !s.inBatch && (req.modern && canAsk(req.meta.get(metaClientCapabilities)) || !req.modern && s.canAsk)
-	c := newCall(st)
-	if token := req.meta.get("progressToken"); !s.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
+	c := &call{srv: s, d: req.msg.d, tool: t, in: in, args: p.arguments, rounds: rounds}
+	c.modern, c.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	c.canAsk = !req.inBatch && (req.modern && canAsk(p.metaCaps) || !req.modern && s.canAsk)
+	if token := p.progressToken; !req.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		c.token = token
 	}
-	return c, nil
+	return decision{call: c}
 }
 
 // canAsk reports whether a client's capabilities let a tool ask in a
@@ -474,35 +387,35 @@ func canAsk(caps value) bool {
 // ever changes, it agrees to no notifications, and is acknowledged at
 // once, after the line in hand; it stays open, with no reply, until the
 // client cancels it or mcp stops (see serve).
-func handleListen(s *server, req request) (any, *rpcError) {
+func handleListen(s *server, req *request) decision {
 	id := req.id.keep()
 	s.subIndex[id.key()] = len(s.subs)
 	s.subs, s.acks = append(s.subs, id), append(s.acks, id)
-	return nil, errNoReply
+	return decision{open: true}
 }
 
 // handleResourcesRead answers a resource's contents: the first resource
 // whose URI is the one asked for, or whose template matches it. An
 // unknown URI is -32002 before 2026-07-28 and -32602 in it, with the URI
 // as data.
-func handleResourcesRead(s *server, req request) (any, *rpcError) {
-	uri := req.params.get("uri")
+func handleResourcesRead(s *server, req *request) decision {
+	uri := req.p.uri
 	if uri.kind() != '"' {
-		return nil, invalidParams("params.uri", uri, "a string")
+		return decide(nil, invalidParams("params.uri", uri, "a string"))
 	}
 	u := uri.text()
 	for i, r := range resources {
 		if r.read == nil {
 			if r.uri == u {
-				return s.readResults[i][req.modern], nil
+				return decide(s.readResults[i][req.modern], nil)
 			}
 		} else if vars, ok := match(r.uri, u); ok {
-			st := callState{res: &resources[i], args: uri, vars: vars}
-			st.modern = req.modern
-			return newCall(st), nil
+			c := &call{srv: s, d: req.msg.d, res: &resources[i], args: uri, vars: vars}
+			c.modern = req.modern
+			return decision{call: c}
 		}
 	}
-	return nil, notFound(u, req.modern)
+	return decide(nil, notFound(u, req.modern))
 }
 
 // ==== Writing replies, and the log ====
@@ -543,8 +456,7 @@ type extras struct {
 // null): its result, or its error. It writes the members it always has
 // itself, so that a reply allocates nothing of its own: a batch of
 // millions of errors makes no garbage.
-func (s *server) writeReply(id value, result any, err *rpcError) {
-	w := s.out
+func writeReply(w *bufio.Writer, id value, result any, err *rpcError) {
 	w.WriteString(`{"jsonrpc":"2.0","id":`)
 	writeValue(w, id)
 	if err == nil {
@@ -655,12 +567,35 @@ func writeList[T any](w *bufio.Writer, list []T) {
 
 // quote returns v as JSON (see writeJSON).
 func quote(v any) string {
-	var b strings.Builder
-	w := bufio.NewWriterSize(&b, 64) // small: a long run of text goes through
-	writeJSON(w, v)
-	w.Flush()
-	return b.String()
+	return string(render(func(w *bufio.Writer) { writeJSON(w, v) }))
 }
+
+// render returns what write writes, in bytes of its size: what is kept,
+// to be written later, is counted by it (see slot.cost), and nothing
+// else is left to collect (see pads).
+func render(write func(w *bufio.Writer)) []byte {
+	p := pads.Get().(*pad)
+	write(p.w)
+	p.w.Flush()
+	b := bytes.Clone(p.b.Bytes())
+	if p.b.Reset(); p.b.Cap() <= 64<<10 {
+		pads.Put(p)
+	}
+	return b
+}
+
+// pad is a writer to render in, and what it wrote; pads keep those free,
+// so that a run of replies rendered makes no garbage but themselves.
+type pad struct {
+	b bytes.Buffer
+	w *bufio.Writer
+}
+
+var pads = sync.Pool{New: func() any {
+	p := &pad{}
+	p.w = bufio.NewWriterSize(&p.b, 512)
+	return p
+}}
 
 // logID shows an id in the log: a string's text quoted, a number as it
 // came, each cut at 100 bytes (see quoteText), or null.
@@ -676,11 +611,32 @@ func logID(id value) string {
 	return string(id.raw())
 }
 
+// logged logs a request's outcome with -v, the one place that does, once
+// it is known: its method ("" for an invalid message), id, time taken and
+// outcome.
+func (s *server) logged(method string, id value, start time.Time, d decision) {
+	switch {
+	case s.log == nil:
+	case method != "":
+		s.log.printf("mcp: %s id=%s %v %s", quoteText(method), logID(id), time.Since(start), outcome(d))
+	default:
+		s.log.printf("mcp: - id=%s %s", logID(id), outcome(d))
+	}
+}
+
+// errCancelled is the outcome, in the log, of a call the client
+// cancelled: no reply.
+var errCancelled = &rpcError{why: "cancelled"}
+
 // outcome is the end of a request's log line: ok, "tool error" for a
-// tool's result that reports one, or the error code and why, if known.
-func outcome(result any, err *rpcError) string {
-	switch r, _ := result.(*toolResult); {
-	case err == errCancelled, err == errNoReply:
+// tool's result that reports one, the error code and why, if known, or
+// no reply: "open" (a subscription) or "cancelled".
+func outcome(d decision) string {
+	r, _ := d.result.(*toolResult)
+	switch err := d.err; {
+	case d.open:
+		return "open"
+	case err == errCancelled:
 		return err.why
 	case err != nil && err.why != "":
 		return fmt.Sprintf("error %d: %s", err.code, err.why)
@@ -706,9 +662,13 @@ func outcome(result any, err *rpcError) string {
 // of 64 MiB of [ would otherwise make it hold a stack as long.
 const maxDepth = 10000
 
-// doc is a line that parse found to be JSON: only parse makes one, so the
-// walks below never meet invalid JSON.
-type doc struct{ line []byte }
+// doc is a line that parse found to be JSON, so that the walks below
+// never meet invalid JSON; and its copy, if a call made one (see
+// call.own).
+type doc struct {
+	line []byte
+	copy *doc
+}
 
 // value is a JSON value of a doc, d.line[start:end]. The zero value is
 // none: a member that is not there.
@@ -717,17 +677,30 @@ type value struct {
 	start, end int
 }
 
-// parse checks that line holds one JSON value, with only space around it,
-// and returns it; if not, at is the index of the first byte that cannot be
-// there, or len(line) if the line ends first. The value is valid until
-// the next call.
-func (d *doc) parse(line []byte) (v value, at int, ok bool) {
-	d.line = line
-	b, start := line, skipSpace(line, 0)
-	var stack [64]byte
-	open := stack[:0] // the closers of the objects and arrays open, innermost last
-	for i := start; ; {
+// parse checks that d.line[start:end] holds one JSON value, with only
+// space around it, and returns it; if not, at is the index of the first
+// byte that cannot be there, or end if the value ends first. If the value
+// is an object, req (if not nil) gets, in the same pass, the members the
+// loop and the handlers read (see request.member).
+func (d *doc) parse(start, end int, req *request) (v value, at int, ok bool) {
+	// frame is an object or an array open: its closer, its members' role
+	// (see request.member), where it starts, and where req keeps it.
+	type frame struct {
+		closer, role byte
+		start        int
+		into         *value
+	}
+	var stack [32]frame
+	open := stack[:0] // innermost last
+	b, first := d.line[:end], skipSpace(d.line[:end], start)
+	var into *value   // where req keeps the value at i, if anywhere,
+	role := byte('e') // and, if it is an object, its members' role
+	if req != nil {
+		into = &req.msg
+	}
+	for i := first; ; {
 		// A value starts at b[i], or, just inside an opener, its closer.
+		from := i
 		switch c := byteAt(b, i); {
 		case i == len(b):
 			return value{}, i, false
@@ -735,15 +708,22 @@ func (d *doc) parse(line []byte) (v value, at int, ok bool) {
 			if len(open) == maxDepth {
 				return value{}, i, false
 			}
-			open = append(open, c+2)
-			if i, ok = skipSpace(b, i+1), true; byteAt(b, i) == c+2 {
-				break // empty
-			} else if c == '{' {
-				i, ok = scanKey(b, i)
+			if c == '[' {
+				role = 0
 			}
-			if !ok {
+			open, into = append(open, frame{c + 2, role, i, into}), nil
+			if i = skipSpace(b, i+1); byteAt(b, i) == c+2 {
+				ok = true
+				break // empty
+			} else if c == '[' {
+				role = 0
+				continue
+			}
+			k, keyEnd := i, 0
+			if i, keyEnd, ok = scanKey(b, i); !ok {
 				return value{}, i, false
 			}
+			into, role = req.member(open[len(open)-1].role, b[k:keyEnd])
 			continue
 		case c == '"':
 			i, ok = scanString(b, i)
@@ -754,25 +734,38 @@ func (d *doc) parse(line []byte) (v value, at int, ok bool) {
 		}
 		if !ok {
 			return value{}, i, false
+		} else if into != nil {
+			*into = value{d: d, start: from, end: i}
 		}
 		// The value ends before b[i]: close what ends next, then a comma.
-		end := i
-		for i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1]; i = skipSpace(b, i+1) {
-			open, end = open[:len(open)-1], i+1
+		last := i
+		for i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1].closer; i = skipSpace(b, i+1) {
+			f := open[len(open)-1]
+			if open, last = open[:len(open)-1], i+1; f.into != nil {
+				*f.into = value{d: d, start: f.start, end: last}
+			}
 		}
 		switch {
 		case len(open) == 0 && i == len(b):
-			return value{d: d, start: start, end: end}, 0, true
+			return value{d: d, start: first, end: last}, 0, true
 		case len(open) == 0 || byteAt(b, i) != ',':
 			return value{}, i, false // only space may follow the value
-		case open[len(open)-1] == '}':
-			if i, ok = scanKey(b, skipSpace(b, i+1)); !ok {
+		case open[len(open)-1].closer == '}':
+			k, keyEnd := skipSpace(b, i+1), 0
+			if i, keyEnd, ok = scanKey(b, k); !ok {
 				return value{}, i, false
 			}
+			into, role = req.member(open[len(open)-1].role, b[k:keyEnd])
 		default:
-			i = skipSpace(b, i+1)
+			into, role, i = nil, 0, skipSpace(b, i+1)
 		}
 	}
+}
+
+// parseJSON checks that b holds one JSON value, with only space around
+// it, and returns it (see doc.parse).
+func parseJSON(b []byte) (v value, at int, ok bool) {
+	return (&doc{line: b}).parse(0, len(b), nil)
 }
 
 // byteAt returns b[i], or 0 past its end.
@@ -784,19 +777,18 @@ func byteAt(b []byte, i int) byte {
 }
 
 // scanKey checks an object member's `"key":` at b[i] and returns the
-// index of its value.
-func scanKey(b []byte, i int) (int, bool) {
+// index of its value, and the key, b[i:keyEnd].
+func scanKey(b []byte, i int) (next, keyEnd int, ok bool) {
 	if i == len(b) || b[i] != '"' {
-		return i, false
+		return i, i, false
 	}
-	i, ok := scanString(b, i)
-	if !ok {
-		return i, false
+	if keyEnd, ok = scanString(b, i); !ok {
+		return keyEnd, keyEnd, false
 	}
-	if i = skipSpace(b, i); i == len(b) || b[i] != ':' {
-		return i, false
+	if i = skipSpace(b, keyEnd); i == len(b) || b[i] != ':' {
+		return i, keyEnd, false
 	}
-	return skipSpace(b, i+1), true
+	return skipSpace(b, i+1), keyEnd, true
 }
 
 // scanString checks the JSON string at b[i] and returns the index past
@@ -1030,35 +1022,11 @@ func (v value) key() string {
 	return ""
 }
 
-// keep returns a copy of v, a string or a number, in a doc of its own: it
-// stays valid after the line.
+// keep returns a copy of v in a doc of its own, which holds nothing else
+// of v's line.
 func (v value) keep() value {
 	d := &doc{line: bytes.Clone(v.raw())}
 	return value{d: d, start: 0, end: len(d.line)}
-}
-
-// cancelled acts on the client's notifications/cancelled, as the loop
-// reads it: a call it names ends (see cancelCall); a subscription ends,
-// with no reply. Once more than half of subs have ended, those go: a
-// session that opens and cancels subscriptions without end holds no more
-// than twice those open.
-func (s *server) cancelled(id value) {
-	key := id.key()
-	if key == "" || s.cancelCall(key) {
-		return
-	}
-	i, ok := s.subIndex[key]
-	if !ok {
-		return
-	}
-	s.subs[i], s.gaps = value{}, s.gaps+1
-	delete(s.subIndex, key)
-	if s.gaps > len(s.subs)/2 {
-		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(sub value) bool { return !sub.exists() }), 0
-		for j, sub := range s.subs {
-			s.subIndex[sub.key()] = j
-		}
-	}
 }
 
 // number returns v, a number, as JavaScript's Number() reads it.
@@ -1099,10 +1067,13 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // JavaScript reads them when written (see writeString). One sequence
 // would read otherwise there, 0xED and a byte from 0xA0 to 0xBF, which
 // WTF-8 gives a surrogate: its 0xED becomes 0xFF, which JavaScript reads,
-// like it, as U+FFFD. So the text is never longer than lit.
+// like it, as U+FFFD. So the text is never longer than lit. A text with
+// neither shares lit's bytes: no one writes a line once it is read (see
+// lineReader), nor anything else parse read, so that an echo of 16 MiB
+// copies none.
 func text(lit []byte) string {
 	if body := lit[1 : len(lit)-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, 0xED) < 0 {
-		return string(body)
+		return unsafe.String(unsafe.SliceData(body), len(body))
 	}
 	var b strings.Builder
 	writeText(&b, lit)

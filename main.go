@@ -41,6 +41,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // defaultMaxMessage is the longest line served unless -max-message-bytes
@@ -118,15 +119,16 @@ func versionLine() string {
 	return "mcp " + serverVersion + " (" + commit + dirty + ")"
 }
 
-// ==== The serve loop and what stops it ====
+// ==== The session ====
 
-// server is one session on a pair of streams. Its goroutines own its
-// fields by group: the loop (see loop) reads each line and answers it,
-// running even a tool itself until the call runs long, when another
-// goroutine takes the loop on (see tick) and this one finishes the call;
-// calls run on their own goroutines too when they had to wait for room
-// (see start); whoever makes output ready writes it, one at a time (see
-// drain), each reply in its turn. What they share is under mu.
+// server is one session on a pair of streams. Three owners share its
+// state; each group of fields says whose it is:
+//   - the loop: the goroutine that reads each line and answers it (see
+//     loop). It runs a call itself, until a tick finds the call still
+//     running and hands the loop to a new goroutine (see handOff);
+//   - the pen: the goroutine that writes (see drain). The loop holds it
+//     while nothing is owed before its next reply (see direct);
+//   - mu: whoever holds it.
 type server struct {
 	// Fixed when made.
 	max                        int    // the longest line served
@@ -138,97 +140,112 @@ type server struct {
 	ctx                        context.Context         // every call's context is made from it;
 	stop                       context.CancelCauseFunc // the first signal ends it (errStopped)
 	timer                      *time.Timer             // ticks while the loop runs calls (see tick)
+	eof                        chan struct{}           // closed when the input ends: no answer will come
 
 	// The loop's.
 	in       *lineReader
-	full     bool                    // room must be asked for before going on (see owe)
-	cur      line                    // the line being answered, if any
-	acks     []value                 // the subscriptions it opened, acknowledged after its reply
-	agreed   string                  // the version initialize agreed, if any
-	canAsk   bool                    // and whether, then, a tool may ask the person (see ask)
-	inBatch  bool                    // a batch's element is answered: a call reports no progress
-	shared   context.Context         // the context of the calls the loop runs, while none is
-	unshare  context.CancelCauseFunc // cancelled or handed off: one for each saves 25% a call
-	subs     []value                 // ids of the subscriptions opened (see handleListen), none once ended,
-	gaps     int                     // how many of them have ended (see cancelled),
-	subIndex map[string]int          // and the index in subs of each open, by key
+	line     line    // the line in hand,
+	req      request // and the message answered
+	direct   bool    // the loop holds the pen, and owes nothing before its next reply
+	agreed   string  // the version initialize agreed, if any,
+	canAsk   bool    // and whether, then, a tool may ask the person (see ask)
+	subs     []value // ids of the subscriptions opened (see handleListen), none once ended,
+	gaps     int     // how many of them have ended (see cancelled),
+	subIndex map[string]int
+	acks     []value // and those the line in hand opened, acknowledged after it
 
-	out   *bufio.Writer // the pen holder's (see drain):
-	taken struct {      // what it took to write,
-		notes    [][]byte
-		replies  []reply
-		question []byte // a tool's, sent once the replies before its call's are (see ask)
-		opened   int    // and how many replies the batch array being written has, or -1
+	// The tick's (see tick): the call the loop runs, and how many it ran.
+	inline  atomic.Pointer[call]
+	started atomic.Uint64
+	ticking atomic.Bool
+	seen    uint64 // started, at the last tick
+
+	// The pen's.
+	out *bufio.Writer
+
+	// Under mu; arr is the loop's too while direct.
+	mu        sync.Mutex
+	changed   sync.Cond            // broadcast when what follows changes
+	owed      []slot               // the replies owed behind a call, in order
+	written   int                  // how many slots have left owed: a slot's place less it is its index
+	dead      int                  // how many are nothing (cancelled): past half, they go (see compact)
+	first     int                  // the index of the first that may be a call waiting its turn
+	held      int                  // what owed holds (see slot.cost)
+	arr       byte                 // where the stream is in a batch's array (see emit)
+	ready     []piece              // what the pen writes next, in order,
+	later     []piece              // and once the batch's array the stream is in ends
+	unwritten int                  // bytes in ready and later
+	notes     int                  // progress notifications in them (see report)
+	running   int                  // calls running,
+	cost      int                  // their lines' bytes in all,
+	waiting   int                  // and calls waiting their turn in owed (see startWaiting),
+	waitCost  int                  // their lines' bytes in all
+	calls     map[string]*call     // calls off the loop, running or waiting, by id key
+	asking    map[string]*question // questions waiting for their answers, by id
+	asked     int                  // how many questions tools asked
+	pen       bool                 // a goroutine writes (see drain),
+	again     bool                 // and more was made ready meanwhile
+	idle      bool                 // the loop waits for input
+	ended     bool                 // the loop has ended: the input ended, or a signal stopped it
+	stopping  bool                 // a signal stops mcp
+	err       error                // why reading or writing failed
+}
+
+// slot is a place in the order of replies, owed behind a call: a reply
+// ('r'), made (its JSON, or its call's result, once made) or for its call
+// to make, or a subscription's acknowledgement; where a batch's array
+// opens or closes ('[', ']'); or nothing (0), a call the client
+// cancelled.
+type slot struct {
+	reply []byte // the reply's JSON, made,
+	call  *call  // or the call that makes it,
+	made  bool   // once it has (see finish)
+	kind  byte
+}
+
+// piece is what the pen writes: bytes, or a call's reply; and whether it
+// is a progress notification (see report).
+type piece struct {
+	b    []byte
+	call *call
+	note bool
+}
+
+// cost is what sl holds, as held counts it, beside its place in owed
+// (see holding): its reply, made, or its call's result, as long as it is
+// written. A call waiting to run is counted apart (see waitCost).
+func (sl slot) cost() int {
+	if sl.made {
+		return sl.call.size
 	}
-
-	mu       sync.Mutex
-	changed  sync.Cond            // broadcast when what follows changes so that one waiting may go on
-	replies  []reply              // what is owed, in request order, from the first not yet written;
-	written  int                  // how many were written before replies[0] (see toolCall.place);
-	notes    [][]byte             // notifications to write at once
-	held     int                  // the cost of replies and of calls waiting: the loop waits past maxHeld
-	running  []*toolCall          // calls running, at most maxCalls,
-	cost     int                  // of this cost in all (see toolCall.cost),
-	waiting  []*toolCall          // and calls waiting for room, in order,
-	index    map[string]*toolCall // by id key
-	asked    int                  // how many questions tools asked (see ask),
-	asking   map[string]*toolCall // and, by id key, the calls whose question waits
-	eof      chan struct{}        // closed when the input ends: no answer will come
-	inline   *toolCall            // the call the loop runs itself, if any
-	ticking  bool                 // the timer is set
-	pen      bool                 // a goroutine writes (see drain),
-	again    bool                 // and more was made ready meanwhile
-	idle     bool                 // the loop waits for input
-	ended    bool                 // the loop has ended: the input ended, or a signal stopped it
-	stopping bool                 // a signal stops mcp
-	err      error                // why reading or writing failed
+	return cap(sl.reply)
 }
 
-// reply is a place in the order of what mcp writes: the reply a request
-// is owed (kind 'r'), made at once or when its call returns; a batch's
-// array opening or closing ('[', ']'); a subscription's acknowledgement
-// ('a'); or nothing (0: a call the client cancelled).
-type reply struct {
-	kind   byte
-	ready  bool // made
-	id     value
-	result any
-	err    *rpcError
-	cost   int       // what it holds until written, counted in held
-	call   *toolCall // the call it is of, from its start (see due); released once it is written
-}
-
-// The bounds on what the loop keeps while calls run (see room and
-// start): past maxCalls calls running, or maxHeld of calls and replies
-// held, the next call waits its turn; past maxHeld held, the loop waits.
+// The bounds on what the loop keeps while calls run: past maxCalls calls
+// running, or maxArgs of their lines, the next call waits its turn in
+// owed, and past maxArgs of calls waiting, it is refused at once (see
+// busy), as is any request past maxHeld of replies owed; past maxHeld
+// unwritten, reading waits for the pen.
 const (
 	maxCalls = 16
-	maxHeld  = 16 << 20
+	maxArgs  = 16 << 20
+	maxHeld  = 4 << 20
 )
 
-// keptCost is about what a reply or a call costs beyond the bytes of its
-// line: its places in the queues, its id, its result's own memory.
-// Counted, it holds a run of short lines to maxHeld as it holds long ones
-// (TestReadAheadBound).
-const keptCost = 256
-
-// handOffAfter is how often the timer ticks while the loop runs calls,
-// and how long a call runs before it is handed off (see tick); waiting
-// for the runtime's timer, about a millisecond when all else waits. One
-// that ends sooner costs no goroutine, and calls share the ticks: handing
-// off any call a tick lands in moved the loop to another core thousands
-// of times a second, and cost the bench a tenth of its throughput.
-const handOffAfter = time.Millisecond / 4
+// tickEvery is how often the timer ticks while the loop runs calls: a
+// call it finds running at two ticks in a row is handed off (see tick).
+// A call that ends sooner costs no goroutine and no clock reading.
+const tickEvery = time.Millisecond / 4
 
 // newServer returns a server that reads requests from r, writes replies
 // to w, answers lines of up to max bytes and serves the tools given.
 func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
-	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, index: map[string]*toolCall{}}
-	s.asking, s.eof = map[string]*toolCall{}, make(chan struct{})
+	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, eof: make(chan struct{})}
+	s.calls, s.asking = map[string]*call{}, map[string]*question{}
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
 	s.in = newLineReader(func(p []byte) (int, error) { return s.read(r, p) }, max)
-	s.out, s.taken.opened = bufio.NewWriterSize(w, 64<<10), -1
+	s.out = bufio.NewWriterSize(w, 64<<10)
 	s.changed.L = &s.mu
 	s.timer = time.AfterFunc(time.Hour, s.tick)
 	s.timer.Stop()
@@ -244,28 +261,28 @@ var errStopped = errors.New("stopped by a signal")
 // every call has returned, it ends each subscription open and writes
 // every reply owed.
 func (s *server) serve() error {
+	s.pen, s.direct = true, true // the loop's, to begin with
 	go s.loop()
 	s.mu.Lock()
-	for s.err == nil && (!s.ended || len(s.running)+len(s.waiting) > 0) {
+	defer s.mu.Unlock()
+	for s.err == nil && (!s.ended || s.running+s.waiting > 0) {
 		s.changed.Wait()
-	}
-	if s.err != nil {
-		defer s.mu.Unlock()
-		return s.err
 	}
 	for _, id := range s.subs { // the loop's no more
-		if id.exists() {
-			end := obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, id}}}}
-			s.replies = append(s.replies, reply{kind: 'r', ready: true, id: id, result: end})
+		if id.exists() && s.err == nil {
+			s.emit(slot{kind: 'r', reply: render(func(w *bufio.Writer) {
+				writeReply(w, id, obj{{"resultType", "complete"}, {"_meta", obj{{metaSubscriptionID, id}}}}, nil)
+			})})
 		}
 	}
-	s.subs = nil
-	s.mu.Unlock()
-	s.drain()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.err == nil && (s.pen || len(s.replies) > 0) {
-		s.changed.Wait()
+	for s.err == nil && (s.pen || len(s.ready) > 0) {
+		if !s.pen {
+			s.pen = true
+			s.write(true)
+			s.pen = false
+		} else {
+			s.changed.Wait()
+		}
 	}
 	switch {
 	case s.err != nil:
@@ -278,57 +295,428 @@ func (s *server) serve() error {
 	return nil
 }
 
-// loop answers lines in order until the input ends, reading fails or a
-// signal stops it, or until the call it runs is handed off (see tick).
+// loop answers each message in order until the input ends, reading fails
+// or a signal stops it; or until, while it runs a call, it is handed to
+// another goroutine (see handOff), and this one finishes the call.
 func (s *server) loop() {
-	for !s.full || s.room() {
-		if s.cur.msg.exists() {
-			if s.step() {
+	for {
+		if !s.line.next(&s.req) {
+			if s.endLine(); !s.readLine() {
 				return
 			}
 			continue
 		}
-		line, tooLong, err := s.in.next()
-		if err != nil {
-			s.mu.Lock()
-			s.ended = true
-			close(s.eof) // once: no loop reads after this one
-			s.changed.Broadcast()
-			s.mu.Unlock()
+		if c := s.answer(&s.req); c != nil && !s.runInline(c) {
 			return
 		}
-		s.cur = s.parse(line, tooLong)
 	}
 }
 
-// room writes what is ready, then waits while replies and calls waiting
-// still hold maxHeld, for calls to return; it reports whether the loop
-// goes on: not once writing failed. The loop asks only when owe or start
-// found it full.
-func (s *server) room() bool {
-	s.full = false
-	s.drain()
+// readLine reads the next line and makes it the line in hand: a message,
+// or a batch. A blank line is skipped; a line over the limit, one that is
+// not JSON, and an empty batch get their error here. At the end of input,
+// when reading fails or a signal stops mcp, it ends the loop and reports
+// false.
+func (s *server) readLine() bool {
+	s.line, s.req = line{}, request{} // the last line goes as the next is read
+	b, tooLong, err := s.in.next()
+	if err != nil {
+		s.release()
+		s.mu.Lock()
+		s.ended = true
+		close(s.eof) // once: no loop reads after this one
+		s.changed.Broadcast()
+		s.mu.Unlock()
+		return false
+	}
+	d := &doc{line: b}
+	s.line = line{d: d}
+	v, at, ok := d.parse(0, len(b), &s.line.req)
+	switch {
+	case tooLong:
+		s.log.printf("mcp: - line over %d bytes skipped", s.max)
+		s.reply(value{}, nil, &rpcError{code: codeInvalidRequest, message: "Invalid Request", data: "message longer than " + strconv.Itoa(s.max) + " bytes"})
+	case skipSpace(b, 0) == len(b):
+	case !ok:
+		s.log.printf("mcp: - id=null error %d: %s", codeParseError, notJSON(b, at))
+		s.reply(value{}, nil, errParse)
+	case v.kind() != '[':
+		return true // a message
+	case b[skipSpace(b, v.start+1)] == ']':
+		s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
+		s.reply(value{}, nil, errInvalidRequest)
+	default:
+		if s.line = (line{d: d, batch: true, at: skipSpace(b, v.start+1)}); !s.direct && s.busy() && hasRequest(v) {
+			s.room() // its replies, one line, cannot be refused one by one (see busy)
+		}
+		return true
+	}
+	s.line = line{}
+	return true
+}
+
+// notJSON says, for the log, why a line is not JSON: its byte at cannot
+// be there, or, at its end, the line ends too soon.
+func notJSON(line []byte, at int) string {
+	if at < len(line) {
+		return fmt.Sprintf("the line is not JSON: %q at byte %d", line[at:at+1], at)
+	}
+	return "the line ends inside a JSON value (each message must be on one line)"
+}
+
+// line is the line in hand (see loop): one message, read already, or a
+// batch, whose elements are read one by one.
+type line struct {
+	d      *doc
+	req    request // the message's, until next returns it
+	batch  bool
+	opened bool // the batch's reply array has its place (see owes)
+	at     int  // the index in d of the batch's next element, or -1; 0 once a message's is returned
+}
+
+// hasRequest reports whether a batch has a request in it: an element
+// with a method and an id.
+func hasRequest(batch value) bool {
+	for _, item := range batch.items() {
+		if item.get("method").exists() && item.get("id").exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// next reads the line's next message into req (see doc.parse), if any.
+func (l *line) next(req *request) bool {
+	switch {
+	case l.d == nil || l.at < 0 || !l.batch && l.at > 0:
+		return false
+	case !l.batch:
+		l.at, *req = 1, l.req
+		return true
+	}
+	b := l.d.line
+	item := l.d.value(l.at)
+	if l.at = skipSpace(b, item.end); b[l.at] == ',' {
+		l.at = skipSpace(b, l.at+1)
+	} else {
+		l.at = -1
+	}
+	*req = request{inBatch: true}
+	l.d.parse(item.start, item.end, req)
+	return true
+}
+
+// owes opens the reply array of the batch in hand, if it has not: a
+// reply to one of its elements comes.
+func (s *server) owes() {
+	if s.line.batch && !s.line.opened {
+		s.line.opened = true
+		s.place(slot{kind: '['})
+	}
+}
+
+// endLine ends the line in hand: a batch's array closes, if it opened;
+// the subscriptions the line opened are acknowledged.
+func (s *server) endLine() {
+	if s.line.opened {
+		s.place(slot{kind: ']'})
+	}
+	s.line = line{}
+	for _, id := range s.acks {
+		s.place(slot{kind: 'r', reply: render(func(w *bufio.Writer) {
+			writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
+				{"params", obj{{"_meta", obj{{metaSubscriptionID, id}}}, {"notifications", obj{}}}}})
+		})})
+	}
+	s.acks = s.acks[:0]
+}
+
+// answer answers a message: a request gets its reply, made now, or by the
+// call returned, which the loop then runs; a notification acts; a
+// client's response answers the question it names (see answered). Past
+// maxHeld owed, a request is refused at once (see busy).
+func (s *server) answer(req *request) *call {
+	switch {
+	case req.response():
+		s.answered(req)
+		return nil
+	case !req.valid():
+		s.logged("", req.id, time.Time{}, decide(nil, errInvalidRequest))
+		s.owes()
+		s.reply(req.id, nil, errInvalidRequest)
+		return nil
+	case !req.id.exists():
+		if req.method.is("notifications/cancelled") {
+			s.cancelled(req.p.requestID)
+		}
+		return nil
+	}
+	s.owes()
+	var start time.Time
+	if s.log != nil {
+		start = time.Now()
+	}
+	d := decide(nil, errBusy)
+	if s.direct || !s.busy() {
+		d = s.handle(req)
+	}
+	if c := d.call; c != nil {
+		c.id, c.start, c.cost = req.id, start, len(c.d.line)+int(unsafe.Sizeof(*c))
+		return c
+	} else if !d.open {
+		s.reply(req.id, d.result, d.err)
+	}
+	s.logged(req.method.text(), req.id, start, d)
+	return nil
+}
+
+// errBusy refuses a request that mcp cannot hold (see busy).
+var errBusy = &rpcError{code: codeBusy, message: "Server busy", data: "the replies owed behind calls still running hold " + strconv.Itoa(maxHeld>>20) +
+	" MiB: retry once they return, or cancel them"}
+
+// busy reports whether owed holds maxHeld: a request is then refused
+// with errBusy, written at once, out of its turn, so that mcp holds no
+// more and reads on: a cancel acts, an answer is taken. Its log says so
+// once a pause.
+func (s *server) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.held >= maxHeld {
-		s.log.notice("mcp: reading paused while replies wait: %d held", len(s.replies)+len(s.waiting))
+	return s.holding() >= maxHeld
+}
+
+// holding is what owed holds: its places, and held. With mu held.
+func (s *server) holding() int {
+	return s.held + cap(s.owed)*int(unsafe.Sizeof(slot{}))
+}
+
+// reply makes the reply to a request the loop answers now: written at
+// once if nothing is owed before it and the pen is free (see direct),
+// else owed after what is. A refusal (errBusy) is written at once.
+func (s *server) reply(id value, result any, err *rpcError) {
+	if s.direct || s.takePen() {
+		s.emitDirect(id, result, err)
+		return
 	}
-	for s.held >= maxHeld && s.err == nil {
-		for _, c := range s.running { // no answer can be read now: one asked since held dipped, too
-			s.unask(c, errPaused)
+	b := render(func(w *bufio.Writer) { writeReply(w, id, result, err) })
+	if err != errBusy {
+		s.place(slot{kind: 'r', reply: b})
+		return
+	}
+	s.mu.Lock()
+	s.note(b, false)
+	s.mu.Unlock()
+}
+
+// place puts sl in the order of replies: written, if the loop holds the
+// pen with nothing owed (see direct), else owed, and emitted once what
+// is before it is.
+func (s *server) place(sl slot) {
+	switch {
+	case !s.direct:
+		s.mu.Lock()
+		s.owed, s.held = append(s.owed, sl), s.held+sl.cost()
+		s.move()
+		s.mu.Unlock()
+	case sl.kind == 'r':
+		s.emitDirect(value{}, sl.reply, nil)
+	case sl.kind == '[':
+		s.arr = '['
+	default: // ']'
+		if s.arr == ',' {
+			s.out.WriteString("]\n")
 		}
+		s.arr = 0
+	}
+}
+
+// takePen makes the loop direct, if nothing is owed and the pen is free:
+// it holds the pen from now on, and writes first what is ready.
+func (s *server) takePen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.owed) > 0 || s.pen {
+		return false
+	}
+	s.pen, s.direct = true, true
+	s.write(false)
+	return true
+}
+
+// release lets go of the pen, if the loop holds it, once what it wrote
+// and what is ready is written; the loop calls it before it waits for
+// input, so that a client that waits gets each reply at once.
+func (s *server) release() {
+	if !s.direct {
+		s.drain()
+		return
+	}
+	s.mu.Lock()
+	s.write(true)
+	s.pen, s.direct = false, false
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+// emitDirect writes the reply to id, or one already made (result is then
+// its JSON, a []byte), as the stream has it (see emit), the loop holding
+// the pen.
+func (s *server) emitDirect(id value, result any, err *rpcError) {
+	if s.arr != 0 {
+		s.out.WriteByte(s.arr) // "[" before the first, "," before the others
+		s.arr = ','
+	}
+	if b, made := result.([]byte); made {
+		s.out.Write(b)
+	} else {
+		writeReply(s.out, id, result, err)
+	}
+	if s.arr == 0 {
+		s.out.WriteByte('\n')
+	}
+}
+
+// emit hands the pen sl, the next slot of the stream, as the stream has
+// it: a batch's replies in one array, "[" before the first written and
+// "," before each other, and "]\n" after the last, if any was; any other
+// reply on a line of its own. While the stream is in an array, what is
+// written at once waits (see note). With mu held, or by the loop while
+// direct.
+func (s *server) emit(sl slot) {
+	put := func(p piece) {
+		s.ready, s.unwritten = append(s.ready, p), s.unwritten+len(p.b)
+	}
+	switch sl.kind {
+	case '[':
+		s.arr = '['
+	case ']':
+		if s.arr == ',' {
+			put(piece{b: []byte("]\n")})
+		}
+		s.arr = 0
+		s.ready, s.later = append(s.ready, s.later...), s.later[:0]
+	case 'r':
+		if s.arr != 0 {
+			put(piece{b: []byte{s.arr}}) // "[" before the first, "," before the others
+			s.arr = ','
+		}
+		if sl.reply == nil {
+			s.ready, s.unwritten = append(s.ready, piece{call: sl.call}), s.unwritten+sl.call.size
+		} else {
+			put(piece{b: sl.reply})
+		}
+		if s.arr == 0 {
+			put(piece{b: []byte("\n")})
+		}
+	}
+}
+
+// note has b, a notification, a question or a refusal, written at once,
+// or once the batch's array the stream is in ends; note says it is a
+// progress notification (see report). With mu held.
+func (s *server) note(b []byte, note bool) {
+	b = append(b, '\n')
+	if s.notes += map[bool]int{true: 1}[note]; s.arr == ',' {
+		s.later = append(s.later, piece{b: b, note: note})
+	} else {
+		s.ready = append(s.ready, piece{b: b, note: note})
+	}
+	s.unwritten += len(b)
+}
+
+// move emits the slots at the head of owed whose replies are made, in
+// order; then owed has the rest. With mu held.
+func (s *server) move() {
+	n := 0
+	for ; n < len(s.owed) && (s.owed[n].kind != 'r' || s.owed[n].reply != nil || s.owed[n].made); n++ {
+		s.held -= s.owed[n].cost()
+		if s.emit(s.owed[n]); s.owed[n].kind == 0 {
+			s.dead--
+		}
+	}
+	if n > 0 {
+		clear(s.owed[:n])
+		s.owed, s.written, s.first = s.owed[n:], s.written+n, max(0, s.first-n)
+	}
+	if s.held < 0 || s.waitCost < 0 {
+		panic(fmt.Sprintf("mcp: held %d, waiting %d: miscounted", s.held, s.waitCost))
+	}
+}
+
+// room waits, for a batch with requests in it, while owed holds maxHeld
+// or unwritten is as much, until calls return or the pen writes: the one
+// wait of reading past maxHeld, as a batch's replies, one line, cannot be
+// refused one by one.
+func (s *server) room() {
+	s.drain()
+	s.mu.Lock()
+	for (s.holding() >= maxHeld || s.unwritten >= maxHeld) && s.err == nil {
 		s.changed.Wait()
 	}
-	return s.err == nil
+	s.mu.Unlock()
+}
+
+// drain writes what is ready, in order, and flushes once nothing more
+// is: whoever makes output ready calls it. One goroutine at a time holds
+// the pen, never mu while it writes; it writes too what others made
+// ready meanwhile.
+func (s *server) drain() {
+	s.mu.Lock()
+	if s.pen {
+		s.again = true
+		s.mu.Unlock()
+		return
+	}
+	s.pen = true
+	s.write(true)
+	s.pen = false
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+// write writes ready, the pen held, until nothing more is, and then
+// flushes, if flush; it lets go of mu while it writes, and takes it
+// again.
+func (s *server) write(flush bool) {
+	for {
+		s.again = false
+		take := s.ready
+		s.ready = nil
+		s.mu.Unlock()
+		n, notes := 0, 0
+		for _, p := range take {
+			if c := p.call; c != nil {
+				writeReply(s.out, c.id, c.result, c.err)
+				n += c.size
+			} else {
+				s.out.Write(p.b)
+				n += len(p.b)
+			}
+			notes += map[bool]int{true: 1}[p.note]
+		}
+		if len(take) == 0 && flush {
+			s.out.Flush()
+		}
+		_, err := s.out.Write(nil) // the first error writing, if any
+		s.mu.Lock()
+		s.unwritten, s.notes, s.err = s.unwritten-n, s.notes-notes, cmp.Or(s.err, err)
+		s.changed.Broadcast()
+		if len(take) == 0 && !s.again || s.err != nil {
+			return
+		}
+	}
 }
 
 // read is how the loop reads standard input, r: the one place it waits
-// for input, so it writes what is ready first, and a signal that comes
-// meanwhile stops mcp at once (see stopNow); input read after it is
+// for input, so it writes first what it owes (see release), and, while
+// maxHeld is still to be written, waits for the pen; a signal that comes
+// meanwhile stops mcp at once (see stopNow), and input read after it is
 // dropped.
 func (s *server) read(r io.Reader, p []byte) (int, error) {
-	s.drain()
+	s.release()
 	s.mu.Lock()
+	for s.unwritten >= maxHeld && s.err == nil && !s.stopping { // the client reads no replies: no more requests
+		s.changed.Wait()
+	}
 	if s.stopping || s.err != nil {
 		s.mu.Unlock()
 		return 0, errStopped
@@ -337,10 +725,13 @@ func (s *server) read(r io.Reader, p []byte) (int, error) {
 	s.mu.Unlock()
 	n, err := r.Read(p)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.idle = false; s.stopping {
+	s.idle = false
+	stopping := s.stopping
+	s.mu.Unlock()
+	if stopping {
 		return 0, errStopped
 	}
+	s.takePen()
 	return n, err
 }
 
@@ -350,125 +741,8 @@ func (s *server) stopNow() {
 	s.stop(errStopped)
 	s.mu.Lock()
 	s.stopping, s.ended = true, s.ended || s.idle
-	for _, c := range s.running { // a question waits no more, whatever its context
-		s.unask(c, errStopped)
-	}
 	s.changed.Broadcast()
 	s.mu.Unlock()
-}
-
-// owe adds r to what is owed, with the cost it holds until written, and
-// notes whether the loop must wait for room (see room): once writing
-// failed, or past maxHeld, or past drainEvery replies, as a batch of
-// millions of errors would hold them all before the next read.
-func (s *server) owe(r reply) {
-	s.mu.Lock()
-	s.replies, s.held = append(s.replies, r), s.held+r.cost
-	s.full = s.held >= maxHeld || s.err != nil || len(s.replies) >= drainEvery
-	s.mu.Unlock()
-}
-
-// drainEvery is how many replies the loop owes at most before it writes
-// them (see owe).
-const drainEvery = 1024
-
-// drain writes what is ready, in order, and flushes: notifications, then
-// each reply whose turn has come (see due). Whoever makes output ready
-// calls it: the loop before it reads, a call that returns on its own
-// goroutine, a tool's progress. One at a time writes, holding the pen,
-// never mu; it writes too what others made ready meanwhile.
-func (s *server) drain() {
-	s.mu.Lock()
-	if s.pen {
-		s.again = true
-		s.mu.Unlock()
-		return
-	}
-	s.pen = true
-	for {
-		s.again = false
-		n := s.due()
-		s.mu.Unlock()
-		for _, note := range s.taken.notes {
-			s.out.Write(note)
-		}
-		clear(s.taken.notes)
-		for _, r := range s.taken.replies {
-			if s.taken.opened = s.writeOne(r, s.taken.opened); r.call != nil {
-				r.call.release()
-			}
-		}
-		clear(s.taken.replies)
-		s.out.Write(s.taken.question)
-		if n == 0 {
-			s.out.Flush()
-		}
-		_, err := s.out.Write(nil) // the first error writing, if any
-		s.mu.Lock()
-		if s.err = cmp.Or(s.err, err); n == 0 && !s.again || s.err != nil {
-			break
-		}
-	}
-	s.pen = false
-	s.changed.Broadcast()
-	s.mu.Unlock()
-}
-
-// due takes, with mu held, the notifications to write (none inside a
-// batch's array, which is one line), the replies ready to be written,
-// and the question of the call whose reply is next, if it asks one (see
-// ask), and returns how many.
-func (s *server) due() int {
-	t := &s.taken
-	if t.notes = t.notes[:0]; t.opened <= 0 { // not inside a batch's array
-		t.notes = append(t.notes, s.notes...)
-		clear(s.notes)
-		s.notes = s.notes[:0]
-	}
-	n := 0
-	for n < len(s.replies) && s.replies[n].ready && (n == 0 || s.replies[n-1].kind != ']' || len(s.notes) == 0) {
-		s.held -= s.replies[n].cost
-		n++
-	}
-	t.replies, t.question = append(t.replies[:0], s.replies[:n]...), nil
-	if n < len(s.replies) && !s.replies[n].ready && s.replies[n].call != nil && s.replies[n].call.question != nil {
-		t.question, s.replies[n].call.question = s.replies[n].call.question, nil
-	}
-	if n > 0 { // else, with replies waiting behind a call, a copy per line read
-		rest := copy(s.replies, s.replies[n:]) // most often none: replies keeps its room
-		clear(s.replies[rest:])
-		s.replies, s.written = s.replies[:rest], s.written+n
-	}
-	return n + len(t.notes) + len(t.question)
-}
-
-// writeOne writes r, given how many replies the batch array being
-// written has, -1 if none, and returns that after r.
-func (s *server) writeOne(r reply, opened int) int {
-	w := s.out
-	switch r.kind {
-	case '[':
-		return 0
-	case ']':
-		if opened > 0 {
-			w.WriteString("]\n")
-		}
-		return -1
-	case 'a':
-		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"},
-			{"params", obj{{"_meta", obj{{metaSubscriptionID, r.id}}}, {"notifications", obj{}}}}})
-	case 'r':
-		if opened >= 0 {
-			w.WriteByte("[,"[min(opened, 1)])
-			s.writeReply(r.id, r.result, r.err)
-			return opened + 1
-		}
-		s.writeReply(r.id, r.result, r.err)
-	default:
-		return opened
-	}
-	w.WriteByte('\n')
-	return opened
 }
 
 // serveUntilStopped serves on a goroutine of its own, and returns the exit
@@ -494,74 +768,48 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 				return 128 + int(first.(syscall.Signal)), first.String() + ", then " + sig.String()
 			}
 			first = sig
-			s.stopNow()
+			go s.stopNow() // a write blocked may hold mu for long: not here
 		}
 	}
 }
 
 // ==== Calls: tools, and resources read by a function ====
 
-// toolCall is a call of a tool, or a read of a resource by its function:
-// the request, what it runs, its place in the order of replies, its
-// context, and what its tool adds to its result.
-type toolCall struct {
-	mu     sync.Mutex   // guards gen, what a tool adds to its result, and its questions, from any goroutine
-	gen    uint64       // which use of the toolCall (see calls): what a goroutine of an earlier one adds is dropped
-	refs   atomic.Int32 // run, and the writing of its reply, each done with it once
-	asking sync.Mutex   // held while a question waits for its answer: one at a time (see ask)
-	callState
-}
+// call is a call of a tool, or a read of a resource by its function: the
+// request, what it runs, its context, and what its tool adds to its
+// result. The loop makes it; whoever runs it owns it; mu guards what a
+// tool's goroutines, a cancel and a question touch meanwhile.
+type call struct {
+	srv     *server
+	d       *doc              // its line, which its values are of
+	id      value             // the request's
+	tool    *tool             // a tool's call,
+	res     *resource         // or a resource's read;
+	in      arguments         // a tool's arguments, checked;
+	args    value             // as given, or the URI read,
+	vars    map[string]string // with its template's variables
+	token   value             // the progress token, if progress is sent
+	rounds  []round           // 2026-07-28: its questions asked before, with the answers given (see ask)
+	start   time.Time         // when it was read, for -v
+	cost    int               // what it holds while it waits: its line and itself
+	place   int               // its reply's in the order, once it has one (see server.written)
+	started bool              // under the server's mu: it runs or ran, and holds no place in owed
+	canAsk  bool              // the client can ask the person
 
-// callState is a toolCall's, but for what its reuse keeps.
-type callState struct {
-	id         value             // the request's
-	tool       *tool             // a tool's call,
-	res        *resource         // or a resource's read;
-	in         arguments         // a tool's arguments, checked;
-	args       value             // as given, or the URI read,
-	vars       map[string]string // with its template's variables
-	token      value             // the progress token, if progress is sent
-	srv        *server           // the server it runs on, which asks its questions (see ask)
-	canAsk     bool              // the client can ask the person
-	rounds     []round           // 2026-07-28: its questions asked before, with the answers given (see ask);
-	asked      int               // under mu: how many it has asked,
-	pending    obj               // and the result that asks the first unanswered
-	question   []byte            // legacy, under the server's mu: a question to send (see due),
-	askID      string            // the id of the one waiting, if any (see ask),
-	reply      chan answer       // and what ends its wait
-	start      time.Time         // when it was read, for the log
-	place      int               // its reply's place in the order (see written)
-	cost       int               // what it holds: its arguments' bytes and keptCost
+	mu         sync.Mutex // guards what follows
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
-	handedOff  bool // under the server's mu: the loop ran it, and went on without it;
-	dropped    bool // or, waiting, the client cancelled it
-	toolResult      // its result, if a tool's; under mu
-	returned   bool // under mu: run returned, so nothing more is added, no progress sent
-}
+	why        error      // why it ended, if it did before its context was made
+	asked      int        // how many questions it asked,
+	pending    obj        // and, in 2026-07-28, the result that asks the first unanswered
+	asking     sync.Mutex // held while a question waits (see ask)
+	toolResult            // its result, if a tool's
+	returned   bool       // run returned: nothing more is added, no progress sent
 
-// calls are the toolCalls done with, to reuse: a call then allocates
-// nothing of its own. A tool's goroutines that outlive it may still hold
-// one, which gen tells from the call that reuses it.
-var calls = sync.Pool{New: func() any { return new(toolCall) }}
-
-// newCall returns a toolCall for st, reused if one is free.
-func newCall(st callState) *toolCall {
-	c := calls.Get().(*toolCall)
-	c.mu.Lock()
-	c.gen, c.callState = c.gen+1, st
-	c.mu.Unlock()
-	c.refs.Store(2)
-	return c
-}
-
-// release is run's, or the writing of c's reply's: the second frees c,
-// holding its line no more.
-func (c *toolCall) release() {
-	if c.refs.Add(-1) == 0 {
-		c.id, c.in, c.args, c.vars, c.token, c.rounds, c.pending = value{}, arguments{}, value{}, nil, value{}, nil, nil
-		calls.Put(c)
-	}
+	// Its reply, once made off the loop (see finish): under the server's mu.
+	result any
+	err    *rpcError
+	size   int // its length, if it waits for the replies before it
 }
 
 // The causes of a call's context's end that are not a signal; and what
@@ -570,196 +818,339 @@ var (
 	errClientCancelled = errors.New("cancelled by the client")
 	errTimedOut        = errors.New("time limit passed")
 	errReturned        = errors.New("the tool returned")
-	errPaused          = fmt.Errorf("%w: mcp stopped reading while replies wait", errCannotAsk)
 )
 
-// start gives c, a call, its place in the order of replies and runs it:
-// here, on the loop's goroutine, if fewer than maxCalls run, none waits
-// and its cost fits (or none runs), else on its own goroutine once there
-// is room (see run). It reports whether the loop went on without it.
-func (s *server) start(c *toolCall) (handedOff bool) {
-	if s.shared == nil || s.shared.Err() != nil {
-		s.shared, s.unshare = context.WithCancelCause(s.ctx)
+// context returns c's context: made on first use from the session's, so
+// that a tool that never looks at it costs none (one made for each call
+// cost the bench a tenth of its speed), and ended already if c has.
+func (c *call) context() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx == nil {
+		c.ctx, c.cancel = context.WithCancelCause(c.srv.ctx)
+		if c.why != nil {
+			c.cancel(c.why)
+		}
 	}
-	c.ctx, c.cancel = s.shared, s.unshare
-	s.mu.Lock()
-	s.replies = append(s.replies, reply{kind: 'r', id: c.id, call: c}) // its call, for its question (see due)
-	if c.place = s.written + len(s.replies) - 1; !s.fits(c) {
-		c.ctx, c.cancel = context.WithCancelCause(s.ctx)
-		s.waiting, s.held, s.index[c.id.key()] = append(s.waiting, c), s.held+c.cost, c
-		s.full = s.held >= maxHeld || s.err != nil
-		s.mu.Unlock()
-		return false
-	}
-	if c.start.IsZero() { // as dispatch times it for -v
-		c.start = time.Now()
-	}
-	s.running, s.cost, s.inline = append(s.running, c), s.cost+c.cost, c
-	if !s.ticking {
-		s.ticking = true
-		s.timer.Reset(handOffAfter)
-	}
-	s.mu.Unlock()
-	return s.run(c)
+	return c.ctx
 }
 
-// fits reports, with mu held, whether c may run now (see start).
-func (s *server) fits(c *toolCall) bool {
-	return len(s.waiting) == 0 && len(s.running) < maxCalls && (len(s.running) == 0 || s.cost+c.cost <= maxHeld)
+// end ends c's context for why, if it has not ended.
+func (c *call) end(why error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.why = cmp.Or(c.why, why)
+	if c.cancel != nil {
+		c.cancel(why)
+	}
+}
+
+// callContext is a call as the context its tool runs in (see
+// call.context), which the context package reads through its methods:
+// context.Cause and the contexts made from it work as on the one made.
+type callContext call
+
+func (x *callContext) Deadline() (time.Time, bool) { return (*call)(x).context().Deadline() }
+func (x *callContext) Done() <-chan struct{}       { return (*call)(x).context().Done() }
+func (x *callContext) Err() error                  { return (*call)(x).context().Err() }
+func (x *callContext) Value(key any) any           { return (*call)(x).context().Value(key) }
+
+// own gives c, which waits its turn, a copy of its line, shared by the
+// calls of a batch, so that it holds nothing else of what was read with
+// it (see lineReader); its values are then of the copy.
+func (c *call) own() {
+	old := c.d
+	if old.copy == nil {
+		old.copy = &doc{line: bytes.Clone(old.line)}
+	}
+	for _, v := range append([]*value{&c.id, &c.args, &c.token}, &c.in.first[0], &c.in.first[1], &c.in.first[2], &c.in.first[3]) {
+		if v.d == old {
+			v.d = old.copy
+		}
+	}
+	for i := range c.in.more {
+		if c.in.more[i].d == old {
+			c.in.more[i].d = old.copy
+		}
+	}
+	c.d = old.copy
 }
 
 // method is the method of c's request.
-func (c *toolCall) method() string {
+func (c *call) method() string {
 	if c.tool != nil {
 		return "tools/call"
 	}
 	return "resources/read"
 }
 
-// run runs c in its context, which ends when the client cancels it, a
-// signal stops mcp or its tool's time limit passes; then it puts c's
-// reply in its place (none if the client cancelled it), logs it, and
-// starts the calls waiting that now fit. It reports whether the loop went
-// on without it, if the loop ran it.
-func (s *server) run(c *toolCall) (handedOff bool) {
-	ctx := c.ctx
-	if c.tool != nil && c.tool.timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
-		defer stop()
+// runInline runs c, a call the loop answers now, on the loop's goroutine
+// if it may run now, else has it wait its turn (see startWaiting). It
+// reports false if the loop was handed off while c ran: this goroutine
+// has finished c then, and is the loop's no more.
+func (s *server) runInline(c *call) bool {
+	s.mu.Lock()
+	if s.waiting > 0 || s.running == maxCalls || s.running > 0 && s.cost+c.cost > maxArgs {
+		if s.waitCost > 0 && s.waitCost+c.cost > maxArgs { // those waiting hold as much already
+			s.mu.Unlock()
+			s.reply(c.id, nil, errBusy)
+			s.logged(c.method(), c.id, c.start, decide(nil, errBusy))
+			return true
+		}
+		s.waitCost += c.cost
+		c.own()
+		if s.waiting, c.place = s.waiting+1, s.written+len(s.owed); s.calls[c.id.key()] == nil { // a cancel ends the call running of an id first
+			s.calls[c.id.key()] = c
+		}
+		s.owed = append(s.owed, slot{kind: 'r', call: c})
+		s.held += s.owed[len(s.owed)-1].cost()
+		s.direct = false
+		s.mu.Unlock()
+		return true
 	}
-	result, err := s.outcome(c, ctx) // a tool's sets c.returned (see call)
-	cause := context.Cause(ctx)
-	switch {
-	case cause == errClientCancelled:
-		result, err = nil, errCancelled
-	case cause == errTimedOut && c.tool != nil:
-		c.text, c.isError, c.extras = fmt.Sprintf("tool %s did not finish within its time limit of %v", c.tool.name, c.tool.timeout), true, nil
+	s.running, s.cost, c.started = s.running+1, s.cost+c.cost, true
+	s.mu.Unlock()
+	s.started.Add(1)
+	s.inline.Store(c)
+	if !s.ticking.Swap(true) {
+		s.timer.Reset(tickEvery)
+	}
+	result, err := s.run(c)
+	if !s.inline.CompareAndSwap(c, nil) {
+		s.finish(c, result, err)
+		return false
 	}
 	s.mu.Lock()
-	s.unask(c, errReturned) // one a goroutine of its tool asks
-	r := &s.replies[c.place-s.written]
-	r.ready, r.result, r.err, r.cost, r.call, s.held = true, result, err, c.cost, c, s.held+c.cost
-	if err == errCancelled {
-		r.kind = 0
-	}
-	i := slices.Index(s.running, c)
-	s.running, s.cost = slices.Delete(s.running, i, i+1), s.cost-c.cost
-	for len(s.waiting) > 0 {
-		w := s.waiting[0]
-		if !w.dropped && (len(s.running) == maxCalls || len(s.running) > 0 && s.cost+w.cost > maxHeld) {
-			break
-		}
-		if s.waiting[0], s.waiting = nil, s.waiting[1:]; w.dropped {
-			w.release() // its run's
-			continue
-		}
-		if key := w.id.key(); s.index[key] == w {
-			delete(s.index, key)
-		}
-		s.running, s.cost, s.held = append(s.running, w), s.cost+w.cost, s.held-w.cost
-		go s.run(w)
-	}
-	shared := !c.handedOff && s.inline == c
-	if handedOff = c.handedOff; shared {
-		s.inline = nil
-	} else {
-		s.changed.Broadcast()
+	if s.running, s.cost = s.running-1, s.cost-c.cost; s.direct {
+		s.write(false) // its progress, before its reply
 	}
 	s.mu.Unlock()
-	if !shared {
-		c.cancel(nil) // what the tool started sees it end
-		s.drain()
+	if s.direct || s.takePen() {
+		s.emitDirect(c.id, result, err)
+	} else { // owed, it holds its result until written, not a copy (see finish)
+		c.result, c.err, c.size = result, err, size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
+		s.place(slot{kind: 'r', call: c, made: true})
 	}
-	if s.log != nil {
-		s.logged(c.method(), c.id, c.start, result, err)
-	}
-	c.release()
-	return handedOff
+	s.logged(c.method(), c.id, c.start, decide(result, err))
+	return true
 }
 
-// outcome runs c's tool or read in ctx, and returns its reply's result
-// or error: a panic is Internal error, and the session goes on.
-func (s *server) outcome(c *toolCall, ctx context.Context) (result any, err *rpcError) {
+// tick runs every tickEvery while the loop runs calls: a call it finds
+// running at two ticks in a row is handed off (see handOff). Ticks stop
+// once a whole one passes without a call.
+func (s *server) tick() {
+	c, n := s.inline.Load(), s.started.Load()
+	switch {
+	case c == nil && n == s.seen: // idle for a tick: stop, unless a call started meanwhile
+		if s.ticking.Store(false); s.started.Load() == n || s.ticking.Swap(true) {
+			return
+		}
+	case c != nil && n == s.seen:
+		s.handOff(c)
+	}
+	s.seen = n
+	s.timer.Reset(tickEvery)
+}
+
+// handOff hands the loop, which runs c, to a new goroutine, so that a call
+// running long holds up no line after it; c's goroutine finishes c (see
+// runInline). c's reply is given a place, and the pen let go of, once
+// what the loop wrote is written.
+func (s *server) handOff(c *call) {
+	s.mu.Lock() // before c's goroutine, finished, takes it (see finish)
+	if !s.inline.CompareAndSwap(c, nil) {
+		s.mu.Unlock()
+		return // it returned, or was handed off already
+	}
+	c.place = s.written + len(s.owed)
+	s.owed = append(s.owed, slot{kind: 'r', call: c})
+	s.held += s.owed[len(s.owed)-1].cost()
+	s.calls[c.id.key()] = c
+	if s.direct { // the pen, and what the loop wrote with it
+		s.pen = false
+	}
+	s.direct = false
+	s.mu.Unlock()
+	go s.loop()
+	s.drain()
+}
+
+// run runs c's tool or read in its context, and returns its reply's
+// result or error: a panic is Internal error, and the session goes on.
+// Its context ends as it returns (errReturned), if it has not.
+func (s *server) run(c *call) (result any, err *rpcError) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.mu.Lock()
-			c.returned = true // as call does when the tool returns
-			c.mu.Unlock()
 			result, err = nil, errInternal
 			s.log.printf("mcp: panic in %s: %s", quoteText(c.method()), quoteText(fmt.Sprint(p)))
 		}
+		c.mu.Lock()
+		c.returned = true
+		c.mu.Unlock()
+		c.end(errReturned)
 	}()
+	if c.tool != nil && c.tool.timeout > 0 {
+		ctx := c.context()
+		var stop context.CancelFunc
+		c.mu.Lock()
+		c.ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
+		c.mu.Unlock()
+		defer stop()
+	}
 	if c.res != nil {
-		return c.read(ctx)
+		return c.read((*callContext)(c))
 	}
 	var report func(done, total float64, message string)
-	if token, gen := c.token, c.gen; token.exists() {
+	if token := c.token; token.exists() {
 		last := math.Inf(-1) // the progress last sent
-		report = func(done, total float64, message string) { s.report(c, gen, token, &last, done, total, message) }
+		report = func(done, total float64, message string) { s.report(c, token, &last, done, total, message) }
 	}
-	return c.call(ctx, report)
+	return c.call((*callContext)(c), report)
 }
 
-// tick runs every handOffAfter while the loop runs calls: when the loop
-// runs a call that has run that long, a goroutine of its own takes the
-// loop on, so that a call running long holds up no line after it, and
-// the replies before it are written; the call's goroutine finishes it.
-func (s *server) tick() {
+// finish puts the reply of c, which ran off the loop, in its place, none
+// if the client cancelled it: written by the pen from c's result, which
+// it holds until then, counted by its length if it must wait for the
+// replies before it. Then it starts the calls that wait and now fit, and
+// writes what is ready.
+func (s *server) finish(c *call, result any, err *rpcError) {
+	c.result, c.err = result, err
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.inline
-	if s.ticking = c != nil; c == nil {
+	if i := c.place - s.written; i > 0 && i < len(s.owed) && s.owed[i].call == c {
+		s.mu.Unlock()
+		c.size = size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
+		s.mu.Lock()
+	}
+	s.running, s.cost = s.running-1, s.cost-c.cost
+	if key := c.id.key(); s.calls[key] == c {
+		delete(s.calls, key)
+	}
+	if i := c.place - s.written; i >= 0 && i < len(s.owed) && s.owed[i].call == c {
+		s.held -= s.owed[i].cost()
+		s.owed[i].made = true
+		s.held += s.owed[i].cost()
+	} else { // cancelled: its place is gone
+		err = errCancelled // for the log
+	}
+	s.startWaiting()
+	s.move()
+	s.changed.Broadcast()
+	s.mu.Unlock()
+	s.drain()
+	s.logged(c.method(), c.id, c.start, decide(result, err))
+}
+
+// size returns how long what write writes is, written nowhere.
+func size(write func(w *bufio.Writer)) int {
+	var n counter
+	w := bufio.NewWriterSize(&n, 512)
+	write(w)
+	w.Flush()
+	return int(n)
+}
+
+// counter is a writer that counts what it is given.
+type counter int
+
+func (n *counter) Write(p []byte) (int, error) {
+	*n += counter(len(p))
+	return len(p), nil
+}
+
+// startWaiting starts, with mu held, the calls waiting in owed, in order,
+// while they fit: fewer than maxCalls running, and maxArgs of their lines
+// (or only one).
+func (s *server) startWaiting() {
+	for ; s.waiting > 0 && s.first < len(s.owed); s.first++ {
+		i := s.first
+		c := s.owed[i].call
+		if c == nil || c.started {
+			continue
+		} else if s.running == maxCalls || s.running > 0 && s.cost+c.cost > maxArgs {
+			return
+		}
+		s.waiting, s.waitCost, s.running, s.cost, c.started = s.waiting-1, s.waitCost-c.cost, s.running+1, s.cost+c.cost, true
+		go func() { result, err := s.run(c); s.finish(c, result, err) }()
+	}
+}
+
+// cancelled acts on the client's notifications/cancelled, as the loop
+// reads it: a call it names that runs off the loop ends, and one waiting
+// its turn is dropped, with no reply, and so its question; a
+// subscription ends, with none. Once more than half of subs have ended,
+// those go: a session that opens and cancels subscriptions without end
+// holds no more than twice those open.
+func (s *server) cancelled(id value) {
+	key := id.key()
+	s.mu.Lock()
+	if c := s.calls[key]; c != nil {
+		delete(s.calls, key)
+		sl := &s.owed[c.place-s.written]
+		if !c.started {
+			s.waiting, s.waitCost = s.waiting-1, s.waitCost-c.cost
+			s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
+		}
+		s.held -= sl.cost()
+		*sl, s.dead = slot{}, s.dead+1
+		for _, q := range s.asking {
+			if q.call == c {
+				s.unask(q, answer{err: errClientCancelled}) // at once: a line read after is read after the client is told
+			}
+		}
+		s.move()
+		s.compact()
+		s.mu.Unlock()
+		c.end(errClientCancelled)
+		s.drain()
 		return
 	}
-	if time.Since(c.start) >= handOffAfter {
-		c.handedOff, s.inline, s.shared = true, nil, nil // c keeps its context
-		go s.loop()
-		go s.drain() // the replies before c
+	s.mu.Unlock()
+	i, ok := s.subIndex[key]
+	if !ok {
+		return
 	}
-	s.timer.Reset(handOffAfter)
-}
-
-// cancelCall acts on the client's cancellation of the request whose id
-// has key: a call running sees its context end; one waiting for room is
-// dropped, with no reply. It reports whether one did.
-func (s *server) cancelCall(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.running {
-		if c.id.key() == key {
-			c.cancel(errClientCancelled)
-			s.unask(c, errClientCancelled) // at once: a line read after is read after the client is told
-			return true
+	s.subs[i], s.gaps = value{}, s.gaps+1
+	delete(s.subIndex, key)
+	if s.gaps > len(s.subs)/2 {
+		s.subs, s.gaps = slices.DeleteFunc(s.subs, func(sub value) bool { return !sub.exists() }), 0
+		for j, sub := range s.subs {
+			s.subIndex[sub.key()] = j
 		}
 	}
-	c := s.index[key]
-	if c == nil {
-		return false
+}
+
+// compact drops, with mu held, the places of calls cancelled from owed
+// once they are more than half of it: a client that cancels calls
+// waiting without end leaves nothing of them behind.
+func (s *server) compact() {
+	if s.dead <= len(s.owed)/2 {
+		return
 	}
-	delete(s.index, key)
-	s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
-	c.dropped, c.id, c.args, c.in, c.token, c.rounds = true, value{}, value{}, arguments{}, value{}, nil // left in waiting: no value of its line
-	c.cancel(errClientCancelled)
-	s.replies[c.place-s.written] = reply{ready: true, cost: keptCost}
-	c.release() // its reply's
-	s.held -= c.cost
-	s.changed.Broadcast()
-	return true
+	live := s.owed[:0]
+	for _, sl := range s.owed {
+		if sl.kind == 0 {
+			continue
+		} else if sl.call != nil {
+			sl.call.place = s.written + len(live)
+		}
+		live = append(live, sl)
+	}
+	clear(s.owed[len(live):])
+	s.owed, s.dead, s.first = live, 0, 0
 }
 
 // report sends c's progress for token at once, if done is past the last,
 // both numbers are ones JSON can write, and c has neither returned nor
-// been cancelled. A tool may call it from any goroutine.
-func (s *server) report(c *toolCall, gen uint64, token value, last *float64, done, total float64, message string) {
+// been cancelled; then, while maxNotes wait to be written, it waits. A
+// tool may call it from any goroutine.
+func (s *server) report(c *call, token value, last *float64, done, total float64, message string) {
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	c.mu.Lock()
-	if c.gen != gen || c.returned || c.ctx.Err() != nil || done <= *last || !finite(done) || !finite(total) {
-		c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.returned || c.why != nil || done <= *last || !finite(done) || !finite(total) {
 		return
 	}
 	*last = done
-	ctx := c.ctx // c may be reused once its lock is let go
 	params := obj{{"progressToken", token}, {"progress", done}}
 	if total > 0 {
 		params = append(params, member{"total", total})
@@ -767,112 +1158,90 @@ func (s *server) report(c *toolCall, gen uint64, token value, last *float64, don
 	if message != "" {
 		params = append(params, member{"message", message})
 	}
-	line := []byte(quote(obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}}) + "\n")
+	b := render(func(w *bufio.Writer) {
+		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}})
+	})
 	s.mu.Lock()
-	s.notes = append(s.notes, line) // before c returns, and so before its reply
+	s.note(b, true) // before c returns, and so before its reply
 	s.mu.Unlock()
-	c.mu.Unlock()
 	s.drain()
 	s.mu.Lock() // a tool reporting faster than the client reads waits
-	for len(s.notes) >= maxNotes && s.err == nil && ctx.Err() == nil {
+	for s.notes >= maxNotes && s.err == nil && c.why == nil && s.ctx.Err() == nil {
+		c.mu.Unlock()
 		s.changed.Wait()
+		s.mu.Unlock()
+		c.mu.Lock()
+		s.mu.Lock()
 	}
 	s.mu.Unlock()
 }
 
-// maxNotes is how many notifications may wait to be written: past it, a
-// tool's progress waits (see report).
+// maxNotes is how many progress notifications may wait to be written:
+// past it, a tool's progress waits (see report).
 const maxNotes = 64
 
-// answer is what ends a question's wait (see ask): the client's response,
-// or why none will come.
+// ==== Questions to the person (see arguments.ask) ====
+
+// question is a tool's question waiting for its answer: its id, its
+// call, and what ends its wait (see unask).
+type question struct {
+	id    string
+	call  *call
+	reply chan answer
+}
+
+// answer is what ends a question's wait: the client's response, or why
+// none will come (nil: the input ended).
 type answer struct {
 	msg value
 	err error
 }
 
-// answered hands msg, the client's response to the question whose id is
-// id, to the tool waiting for it; a response to no question sent and
-// waiting (one mcp never asked, has not sent yet, or whose wait ended) is
-// ignored.
-func (s *server) answered(id, msg value) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.asking[id.key()]
-	if c == nil || c.question != nil {
-		s.log.printf("mcp: - id=%s a response to no question waiting: ignored", logID(id))
-		return
-	}
-	c.reply <- answer{msg: msg} // room for one, and only one is sent
-	delete(s.asking, id.key())
-	c.askID = ""
-}
-
-// unask ends, with mu held, the wait of c's question, if one waits, for
-// why (nil: the input ended): a response that comes now is ignored, and
-// the client, if it was asked and can still read, is told why, so that it
-// can stop asking.
-func (s *server) unask(c *toolCall, why error) {
-	if c.askID == "" {
-		return
-	}
-	if c.question == nil && why != nil {
-		note := obj{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", obj{{"requestId", c.askID}, {"reason", why.Error()}}}}
-		s.notes = append(s.notes, []byte(quote(note)+"\n"))
-	}
-	c.reply <- answer{err: why}
-	delete(s.asking, "s"+c.askID)
-	c.askID, c.question = "", nil
-}
-
-// ask sends c's question, the params of an elicitation/create request, to
-// the client of a legacy session, once the replies before c's are written
-// (see due), and returns the result of its response. An error response is
-// errCannotAsk, saying why; so is the end of input. ctx's end ends the
-// wait too, with its cause, as do c's return, a signal, and reading paused
-// (see unask's callers); after any of them, no question is asked, as no
-// answer could end it. c's questions are asked one at a time.
-func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, error) {
+// ask sends a question, params of an elicitation/create request, to
+// the client of a legacy session at once, whatever replies are owed, and
+// returns the result of its response. An error response is errCannotAsk,
+// saying why; so is the end of input. The end of ctx or of c's context
+// (the client's cancel, a signal, c's time limit, or its return) ends
+// the wait too, with its cause; after any of them, no question is asked,
+// as no answer could end it. c's questions are asked one at a time.
+func (s *server) ask(ctx context.Context, c *call, params obj) (value, error) {
 	c.asking.Lock()
 	defer c.asking.Unlock()
+	cctx := c.context()
 	inputEnded := fmt.Errorf("%w: its input ended", errCannotAsk)
-	reply, start := make(chan answer, 1), time.Now()
 	s.mu.Lock()
-	refused := cmp.Or(context.Cause(ctx), context.Cause(c.ctx), context.Cause(s.ctx)) // no question that no answer can end
-	switch {
-	case refused != nil:
-	case s.ended:
+	refused := cmp.Or(context.Cause(ctx), context.Cause(cctx))
+	if refused == nil && s.ended {
 		refused = inputEnded
-	case s.held >= maxHeld: // reading pauses, or has
-		refused = errPaused
-	case !slices.Contains(s.running, c): // it returned (see run)
-		refused = errReturned
 	}
 	if refused != nil {
 		s.mu.Unlock()
 		return value{}, refused
 	}
 	s.asked++
-	id := "ask-" + strconv.Itoa(s.asked)
-	s.asking["s"+id], c.askID, c.reply = c, id, reply // as value.key() has it
-	c.question = []byte(quote(obj{{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", question}}) + "\n")
+	q, start := &question{id: "ask-" + strconv.Itoa(s.asked), call: c, reply: make(chan answer, 1)}, time.Now()
+	s.asking[q.id] = q
+	s.note(render(func(w *bufio.Writer) {
+		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"id", q.id}, {"method", "elicitation/create"}, {"params", params}})
+	}), false)
 	s.mu.Unlock()
+	s.handOff(c) // if the loop runs c: it reads the answer
 	s.drain()
-	var got answer
-	received := false
+	var why error // what ended the wait here, if not an answer
 	select {
-	case got = <-reply:
-		received = true
 	case <-ctx.Done():
+		why = context.Cause(ctx)
+	case <-cctx.Done():
+		why = context.Cause(cctx)
 	case <-s.eof:
+	case got := <-q.reply:
+		q.reply <- got
 	}
 	s.mu.Lock()
-	s.unask(c, context.Cause(ctx)) // if ctx, or the input, ended it: else one did before
+	s.unask(q, answer{err: why})
 	s.mu.Unlock()
-	if !received {
-		got = <-reply // what ended it first: an answer, or unask's why (a signal's, say)
-	}
 	s.drain()
+	got := <-q.reply // what ended it first: an answer, or unask's why
 	msg, err := got.msg, got.err
 	if e := msg.get("error"); e.exists() {
 		why := string(e.raw())
@@ -881,32 +1250,68 @@ func (s *server) ask(ctx context.Context, c *toolCall, question obj) (value, err
 		}
 		err = fmt.Errorf("%w: the question got the error %s", errCannotAsk, quoteText(why))
 	}
-	if !msg.exists() && err == nil { // unask's why was nil
+	if !msg.exists() && err == nil {
 		err = inputEnded
 	}
-	s.log.printf("mcp: asked id=%q %v %v", id, time.Since(start), cmp.Or[any](err, "answered"))
+	s.log.printf("mcp: asked id=%q %v %v", q.id, time.Since(start), cmp.Or[any](err, "answered"))
 	return msg.get("result"), err
 }
+
+// unask ends q's wait with a, unless it has ended: the client's answer,
+// or why none will come, which the client is told (not at the end of
+// input), so that it can stop asking. With mu held.
+func (s *server) unask(q *question, a answer) {
+	if s.asking[q.id] != q {
+		return
+	}
+	delete(s.asking, q.id)
+	if a.err != nil {
+		s.note(render(func(w *bufio.Writer) {
+			writeJSON(w, obj{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", obj{{"requestId", q.id}, {"reason", a.err.Error()}}}})
+		}), false)
+	}
+	q.reply <- a // room for one, and this is the one
+}
+
+// answered hands a client's response to the question of its id that
+// waits; a response to none (never asked, or whose wait ended), and one
+// that is not a JSON-RPC 2.0 response, result or error, are ignored.
+func (s *server) answered(req *request) {
+	var q *question
+	s.mu.Lock()
+	if req.jsonrpc.is("2.0") && req.id.kind() == '"' && req.result.exists() != req.error.exists() && !req.inBatch {
+		if q = s.asking[req.id.text()]; q != nil {
+			s.unask(q, answer{msg: req.msg.keep()})
+		}
+	}
+	s.mu.Unlock()
+	if q == nil {
+		s.log.printf("mcp: - id=%s a response to no question waiting: ignored", logID(req.id))
+	}
+}
+
+// ==== Reading lines ====
 
 // readSize is how much the line reader asks each read for.
 const readSize = 64 << 10
 
-// lineReader reads lines, each in bytes of its own that nothing read
-// later overwrites: what each read returns is copied to a slice of its
-// size, which the lines in it share; a line that spans reads is joined.
+// lineReader reads lines, each in bytes that nothing read later
+// overwrites: it reads into a buffer until it is full, then into a new
+// one; a line that spans buffers is joined into bytes of its own. A line
+// is held by whatever keeps it, and no more.
 type lineReader struct {
 	read    func([]byte) (int, error)
 	max     int    // the longest line returned
-	buf     []byte // read into
-	chunk   []byte // read, and not yet returned
-	started bool   // a line was returned: no byte order mark is skipped now
-	err     error  // what ended reading: io.EOF at the end
+	buf     []byte // read into: buf[at:] is read and not returned
+	at      int
+	started bool  // a line was returned: no byte order mark is skipped now
+	err     error // what ended reading: io.EOF at the end
 }
 
 // newLineReader returns a lineReader that reads by read, lines of up to
 // max bytes.
 func newLineReader(read func([]byte) (int, error), max int) *lineReader {
-	return &lineReader{read: read, max: max, buf: make([]byte, readSize)}
+	return &lineReader{read: read, max: max}
 }
 
 // next returns the next line without its "\n" or "\r\n", a last one
@@ -915,46 +1320,44 @@ func newLineReader(read func([]byte) (int, error), max int) *lineReader {
 // dropped as it is read, never held whole, and reported as tooLong. A
 // byte order mark leading the input is skipped.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
-	var pieces [][]byte
-	size := 0 // bytes of the line before chunk
 	// The "\r" of "\r\n", and a byte order mark leading the input, are
 	// trimmed once the line is whole: until then, they are slack.
 	slack := len("\r")
 	if !lr.started {
 		slack += len("\uFEFF")
 	}
-	over := func() bool { return size-slack > lr.max } // lr.max+slack overflows at the largest int
+	var pieces [][]byte // of the line, in buffers read before
+	size := 0           // their bytes, or, once over the limit, those dropped
+	mine := false       // buf holds nothing but this line: dropped, it is read into again
 	for {
-		if i := bytes.IndexByte(lr.chunk, '\n'); i >= 0 {
-			line, lr.chunk = lr.chunk[:i], lr.chunk[i+1:]
+		if i := bytes.IndexByte(lr.buf[lr.at:], '\n'); i >= 0 {
+			line, lr.at = lr.buf[lr.at:lr.at+i:lr.at+i], lr.at+i+1
 			break
-		}
-		if size += len(lr.chunk); !over() {
-			pieces = append(pieces, lr.chunk)
-		} else {
-			pieces = nil
-		}
-		if lr.chunk = nil; lr.err != nil {
-			if lr.err != io.EOF || size == 0 {
-				return nil, false, lr.err
-			}
+		} else if lr.err == io.EOF && (lr.at < len(lr.buf) || size > 0) {
+			line, lr.at = lr.buf[lr.at:len(lr.buf):len(lr.buf)], len(lr.buf)
 			break
+		} else if lr.err != nil {
+			return nil, false, lr.err
 		}
-		n, err := lr.read(lr.buf)
-		read := lr.buf[:n]
-		if over() { // dropped: what comes before its end needs no copy
-			end := bytes.IndexByte(read, '\n')
-			if end < 0 {
-				end = len(read)
+		if size+len(lr.buf)-lr.at-slack > lr.max { // over: what is read of it goes
+			size, pieces, lr.at = size+len(lr.buf)-lr.at, nil, len(lr.buf)
+		}
+		switch {
+		case len(lr.buf) < cap(lr.buf):
+		case mine && pieces == nil && lr.at == len(lr.buf): // all dropped
+			lr.buf, lr.at = lr.buf[:0], 0
+		default: // full: the line goes on in a new one
+			if rest := lr.buf[lr.at:]; len(rest) > 0 {
+				size, pieces = size+len(rest), append(pieces, rest)
 			}
-			size, read = size+end, read[end:]
+			lr.buf, lr.at, mine = make([]byte, 0, readSize), 0, true
 		}
-		lr.chunk, lr.err = bytes.Clone(read), err
+		n, err := lr.read(lr.buf[len(lr.buf):cap(lr.buf)])
+		lr.buf, lr.err = lr.buf[:len(lr.buf)+n], err
 	}
-	switch {
-	case over():
+	if size+len(line)-slack > lr.max {
 		return nil, true, nil
-	case size > 0:
+	} else if pieces != nil {
 		line = bytes.Join(append(pieces, line), nil)
 	}
 	if !lr.started {
@@ -1005,7 +1408,6 @@ func (w retryWriter) Write(p []byte) (int, error) {
 // the next line that gets out. A nil logger logs nothing.
 type logger struct {
 	lines   chan string
-	notices chan string // the few lines that must not be dropped (see notice)
 	dropped atomic.Int64
 	stop    chan string // the last line, from close
 	done    chan struct{}
@@ -1013,7 +1415,7 @@ type logger struct {
 
 // newLogger starts a logger that writes to w.
 func newLogger(w io.Writer) *logger {
-	l := &logger{lines: make(chan string, 1024), notices: make(chan string, 1), stop: make(chan string), done: make(chan struct{})}
+	l := &logger{lines: make(chan string, 1024), stop: make(chan string), done: make(chan struct{})}
 	go l.run(w)
 	return l
 }
@@ -1036,8 +1438,6 @@ func (l *logger) run(w io.Writer) {
 		select {
 		case line := <-l.lines:
 			write(line)
-		case line := <-l.notices:
-			write(line)
 		case last := <-l.stop:
 			for hurry := time.Now().Add(time.Second / 2); len(l.lines) > 0; {
 				if line := <-l.lines; time.Now().Before(hurry) {
@@ -1054,24 +1454,11 @@ func (l *logger) run(w io.Writer) {
 
 // printf queues a line, or drops and counts it if the queue is full.
 func (l *logger) printf(format string, a ...any) {
-	if l != nil {
-		l.queue(l.lines, fmt.Sprintf(format, a...))
+	if l == nil {
+		return
 	}
-}
-
-// notice queues a line where a full queue does not drop it: that reading
-// paused, which the loop says at most once a pause. One notice waiting
-// is enough: a second is dropped.
-func (l *logger) notice(format string, a ...any) {
-	if l != nil {
-		l.queue(l.notices, fmt.Sprintf(format, a...))
-	}
-}
-
-// queue puts line on q, or drops and counts it if q is full.
-func (l *logger) queue(q chan string, line string) {
 	select {
-	case q <- line + "\n":
+	case l.lines <- fmt.Sprintf(format, a...) + "\n":
 	default:
 		l.dropped.Add(1)
 	}

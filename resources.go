@@ -77,7 +77,7 @@ func contents(r resource, uri, data string) obj {
 // a JSON-RPC error: an error that wraps fs.ErrNotExist is "Resource not
 // found", which names no path. In 2026-07-28 the contents, which may
 // change, are marked not to be cached.
-func (c *toolCall) read(ctx context.Context) (any, *rpcError) {
+func (c *call) read(ctx context.Context) (any, *rpcError) {
 	uri := c.args.text()
 	data, err := c.res.read(ctx, c.vars)
 	switch {

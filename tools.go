@@ -102,8 +102,7 @@ type arguments struct {
 	more   []value                                       // struct, so that a call of up to 4 allocates nothing
 	report func(progress, total float64, message string) // sends progress, if the client asked for it
 	tool   *tool                                         // the tool called,
-	call   *toolCall                                     // and the call, which output and attach add to,
-	gen    uint64                                        // while it is this use of it
+	call   *call                                         // and the call, which output and attach add to
 }
 
 // output sets the field name of the tool's structured result to v, of the
@@ -118,7 +117,7 @@ func (in arguments) output(name string, v any) {
 	c := in.call
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.returned && c.gen == in.gen {
+	if !c.returned {
 		m := c.extended()
 		m.fields = append(m.fields, member{name, v})
 	}
@@ -138,7 +137,7 @@ func (in arguments) attach(data []byte, mimeType string) {
 	b64, c := base64.StdEncoding.EncodeToString(data), in.call
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.returned || c.gen != in.gen {
+	if c.returned {
 		return
 	}
 	m := c.extended()
@@ -152,10 +151,13 @@ func (in arguments) attach(data []byte, mimeType string) {
 // call runs c's tool, and returns its result: its text, or its error's
 // for the model to read, with what it added, if its structured output is
 // as declared, else the fault in it.
-func (c *toolCall) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
+func (c *call) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
 	in := c.in
-	in.tool, in.call, in.report, in.gen = c.tool, c, report, c.gen
+	in.tool, in.call, in.report = c.tool, c, report
 	text, err := c.tool.run(ctx, in)
+	if c.tool.timeout > 0 && context.Cause(ctx) == errTimedOut {
+		text, err = "", fmt.Errorf("tool %s did not finish within its time limit of %v", c.tool.name, c.tool.timeout)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.returned = true; c.pending != nil {
@@ -177,7 +179,7 @@ func (c *toolCall) call(ctx context.Context, report func(done, total float64, me
 }
 
 // extended returns c's extras, made on first use.
-func (c *toolCall) extended() *extras {
+func (c *call) extended() *extras {
 	if c.extras == nil {
 		c.extras = &extras{}
 	}
@@ -195,7 +197,6 @@ func checkOutput(t *tool, set []member) (fields obj, fault string) {
 				i = k
 			}
 		}
-		var d doc
 		switch {
 		case i < 0 && !a.optional:
 			return nil, fmt.Sprintf("tool %s did not set its output %q", t.name, a.name)
@@ -204,7 +205,7 @@ func checkOutput(t *tool, set []member) (fields obj, fault string) {
 		case fmt.Sprintf("%T", set[i].value) != kinds[a.kind].goType:
 			return nil, fmt.Sprintf("tool %s set its output %q to a %T; %s output is set as %s", t.name, a.name, set[i].value, withArticle(a.kind), withArticle(kinds[a.kind].goType))
 		}
-		v, _, ok := d.parse([]byte(quote(set[i].value)))
+		v, _, ok := parseJSON([]byte(quote(set[i].value)))
 		if fault := a.fault(v); !ok || fault != "" {
 			return nil, fmt.Sprintf("tool %s set its output %q to %s, which must be %s", t.name, a.name, quote(set[i].value), cmp.Or(fault, "a number JSON can write"))
 		}
@@ -219,6 +220,7 @@ var (
 	errDismissed     = errors.New("the user dismissed the question")
 	errCannotAsk     = errors.New("the client cannot ask the user")
 	errInputRequired = errors.New("the question goes back as the call's result; the client calls again with the answer")
+	errAskedAnswer   = errors.New("ask was called on an answer's arguments: ask on the call's own")
 )
 
 // ask asks the person, through the client, message and a form of fields,
@@ -250,8 +252,11 @@ func (in arguments) askNamed(ctx context.Context, name, message string, fields .
 	}
 	none, _ := bind(fields, value{})
 	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // an answer's other members are ignored
+	if c == nil {
+		return none, errAskedAnswer
+	}
 	c.mu.Lock()
-	n, ok, modern, srv := c.asked, c.gen == in.gen && !c.returned && c.canAsk, c.modern, c.srv // c may be reused once let go
+	n, ok, modern, srv := c.asked, !c.returned && c.canAsk, c.modern, c.srv
 	asked := round{key: cmp.Or(name, "ask-"+strconv.Itoa(n+1)), question: digest(func(w *bufio.Writer) { writeJSON(w, question) })}
 	switch {
 	case !ok:
@@ -259,9 +264,6 @@ func (in arguments) askNamed(ctx context.Context, name, message string, fields .
 		answer = c.rounds[n].answer
 	case modern && c.pending == nil: // unanswered, or not the question the state recorded: the answers after it go
 		c.pending = c.inputRequired(append(c.rounds[:n:n], asked), question)
-	case !modern:
-		c.refs.Add(1) // c, running, is not reused before the question ends
-		defer c.release()
 	}
 	if ok {
 		c.asked++
@@ -305,7 +307,7 @@ var (
 // inputRequired is the 2026-07-28 result that asks the last of rounds,
 // whose params are question: the client calls again with its answer,
 // under its key, and the state, which holds the answers before it.
-func (c *toolCall) inputRequired(rounds []round, question obj) obj {
+func (c *call) inputRequired(rounds []round, question obj) obj {
 	asked := make([]any, len(rounds))
 	for i, r := range rounds {
 		if asked[i] = []any{r.key, r.question}; r.answer.exists() {
@@ -339,7 +341,7 @@ func openRounds(t *tool, args, state, responses value) ([]round, *rpcError) {
 	if err != nil || !hmac.Equal([]byte(sig), []byte(sign(payload))) {
 		return refuse("not one mcp made, or made with another key")
 	}
-	v, _, _ := (&doc{}).parse(payload) // mcp's own
+	v, _, _ := parseJSON(payload) // mcp's own
 	var rounds []round
 	for _, r := range v.get("asked").items() {
 		var f []value // the key, the question's digest and the answer, if any
@@ -519,7 +521,7 @@ func (in arguments) textMap(name string) map[string]string {
 // nested returns the arguments args of obj, for the same call as in.
 func (in arguments) nested(args []arg, obj value) arguments {
 	sub, _ := bind(args, obj)
-	sub.tool, sub.call, sub.report, sub.gen = in.tool, in.call, in.report, in.gen
+	sub.tool, sub.call, sub.report = in.tool, in.call, in.report
 	return sub
 }
 
@@ -933,9 +935,8 @@ func (a arg) check(own bool) string {
 			}
 		}
 	default:
-		var d doc
 		f, _ := a.def.(float64)
-		if v, _, ok := d.parse([]byte(quote(a.def))); !ok || f == 0 && math.Signbit(f) {
+		if v, _, ok := parseJSON([]byte(quote(a.def))); !ok || f == 0 && math.Signbit(f) {
 			return fmt.Sprintf("the default %v is not a number JSON can write as it is", a.def)
 		} else if fault := a.fault(v); fault != "" {
 			return fmt.Sprintf("the default %s must be %s", quote(a.def), fault)

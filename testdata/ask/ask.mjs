@@ -1,19 +1,18 @@
-// Computes each NAME.out from NAME.in with node: for f in *.in; do node
-// ask.mjs "${f%.in}" < "$f" > "${f%.in}.out"; done. A NAME.tmpl is the
-// NAME.in to be: node ask.mjs NAME --fill < NAME.tmpl > NAME.in writes
-// into it the requestState each retry sends back (see fill). It models
-// mcp with TestAsk's catalogue, askCatalogue, whose tools ask the person:
-// in a legacy session, a question is an elicitation/create request, sent
-// once the replies before its call's are out, which the client's response
+// Computes each NAME.out from NAME.in with node, and NAME.steps, how many
+// lines are written once each line is read, by which TestAsk sends each
+// line once the lines before it are answered: for f in *.in; do n=${f%.in};
+// node ask.mjs $n < $f > $n.out; node ask.mjs $n --steps < $f > $n.steps;
+// done. A NAME.tmpl is the NAME.in to be: node ask.mjs NAME --fill <
+// NAME.tmpl > NAME.in writes into it the requestState each retry sends
+// back (see fill). It models mcp with TestAsk's catalogue, askCatalogue,
+// whose tools ask the person: in a legacy session, a question is an
+// elicitation/create request, sent at once, which the client's response
 // answers; in 2026-07-28, a question is the call's result, with the
-// state, and the client's retry carries the answer and the state. Lines
-// are read as TestAsk sends them: an answer after its question, a cancel
-// while a question waits (one written with its id last, or its method
-// last, comes at once). At the end of the lines, NAME_eof's input ends,
-// NAME_signal gets SIGTERM, and any other's questions wait until their
-// time limit. The answers in the .in files are written as JSON.stringify
-// writes them, so that the state, which holds them as they came, is the
-// same text here.
+// state, and the client's retry carries the answer and the state. At the
+// end of the lines, NAME_eof's input ends, NAME_signal gets SIGTERM, and
+// any other's questions wait until their time limit. The answers in the
+// .in files are written as JSON.stringify writes them, so that the state,
+// which holds them as they came, is the same text here.
 import { readFileSync } from "node:fs";
 import { createHash, createHmac } from "node:crypto";
 import { arg, fault, what, zero, bounds, boundNames, type } from "../tools.mjs";
@@ -129,23 +128,20 @@ function read(r, fields) {
 }
 
 const formKinds = ["string", "number", "integer", "boolean"];
-const out = (msg) => filling || console.log(JSON.stringify(msg));
+let written = 0; // lines written, for --steps
+const out = (msg) => { written++; if (!filling && !stepping) console.log(JSON.stringify(msg)); };
 const result = (text, isError, modern) => ({ ...(modern ? { resultType: "complete" } : {}), content: [{ type: "text", text }], isError });
 const internal = { code: -32603, message: "Internal error" };
 const invalidParams = { code: -32602, message: "Invalid params" };
 
-// The replies owed, in request order: { id, reply, question, call }; a
-// reply is written once those before it are, a question once its call's
+// The replies owed, in request order: { id, reply, call }; a reply is
+// written once those before it are; a question, at once.
 // reply is next.
 const owed = [];
 let batching = false; // a batch's replies are written together, as one line
 function flush() {
   if (batching) return;
   while (owed.length && owed[0].reply) out(owed.shift().reply);
-  if (owed.length && owed[0].question) {
-    out(owed[0].question);
-    owed[0].question = null;
-  }
 }
 
 // A legacy session's state.
@@ -170,8 +166,7 @@ function step(call, sent) {
       sent = { error: inputRequired };
     } else {
       call.waiting = { id: "ask-" + ++asked, fields: q.fields };
-      call.entry.question = { jsonrpc: "2.0", id: call.waiting.id, method: "elicitation/create", params: question };
-      return flush();
+      return out({ jsonrpc: "2.0", id: call.waiting.id, method: "elicitation/create", params: question });
     }
     call.n++;
   }
@@ -187,7 +182,7 @@ function finish(call, [text, isError] = [], error) {
 // answered resumes the legacy call waiting for the question id, once
 // sent, with sent; a response to one not sent is ignored.
 function answered(id, sent) {
-  const call = calls.find((c) => c.waiting?.id === id && !c.entry.question);
+  const call = calls.find((c) => c.waiting?.id === id);
   if (!call) return; // ignored
   call.waiting = null;
   call.n++;
@@ -198,7 +193,7 @@ function answered(id, sent) {
 // reason the client is told, if it was asked.
 function ended(why, reason) {
   for (const call of calls.filter((c) => c.waiting)) {
-    if (reason && !call.entry.question) out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason } });
+    if (reason) out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason } });
     if (why === "timeout") {
       call.waiting = null;
       finish(call, [`tool ${call.name} did not finish within its time limit of 100ms`, true]);
@@ -289,27 +284,34 @@ function request(req, inBatch) {
   if (!inBatch) flush();
 }
 
-const name = process.argv[2] ?? "", filling = process.argv[3] === "--fill";
+const name = process.argv[2] ?? "", filling = process.argv[3] === "--fill", stepping = process.argv[3] === "--steps";
+const steps = []; // lines written after each line read
 for (let line of new TextDecoder().decode(readFileSync(0)).split("\n").slice(0, -1)) {
   if (filling) process.stdout.write((line = fill(line)) + "\n");
   const msg = JSON.parse(line);
   if (Array.isArray(msg)) { // legacy: a batch's calls cannot ask, and its replies are one line
     const start = owed.length;
     batching = true;
-    msg.forEach((m) => request(m, true));
+    msg.forEach((m) => "method" in m && request(m, true)); // a response in a batch answers nothing
     batching = false;
-    owed.push({ reply: owed.splice(start).map((e) => e.reply) });
+    const replies = owed.splice(start).map((e) => e.reply);
+    if (replies.length) owed.push({ reply: replies });
     flush();
-  } else if (!("method" in msg)) answered(msg.id, msg.error ? { error: `${cannotAsk}: the question got the error ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
+  } else if (!("method" in msg)) { // a response answers only as JSON-RPC 2.0 has it: an id, and a result or an error
+    if (msg.jsonrpc === "2.0" && typeof msg.id === "string" && ("result" in msg) !== ("error" in msg))
+      answered(msg.id, msg.error ? { error: `${cannotAsk}: the question got the error ${JSON.stringify(msg.error.message)}` } : read(msg.result, calls.find((c) => c.waiting?.id === msg.id)?.waiting.fields ?? []));
+  }
   else if (msg.method === "notifications/cancelled") {
     const call = calls.find((c) => c.id === msg.params.requestId && !c.entry.reply);
-    if (call.waiting && !call.entry.question) // the question was sent
+    if (call.waiting) // the question was sent
       out({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.waiting.id, reason: "cancelled by the client" } });
     call.waiting = null;
     owed.splice(owed.indexOf(call.entry), 1);
     flush();
   } else request(msg, false);
+  steps.push(written);
 }
 if (name.endsWith("_eof")) ended(`${cannotAsk}: its input ended`);
 else if (name.endsWith("_signal")) ended("stopped by a signal", "stopped by a signal");
 else ended("timeout", "time limit passed");
+if (stepping) console.log(steps.join(" "));
