@@ -210,6 +210,7 @@ type decision struct {
 	result any
 	err    *rpcError
 	call   *call
+	in     arguments // its arguments, checked
 	open   bool
 }
 
@@ -367,13 +368,16 @@ func handleToolsCall(s *server, req *request) decision {
 	if err != nil && req.modern {                                               // a legacy request's are no concern
 		return decide(nil, err)
 	}
-	c := &call{srv: s, d: req.msg.d, tool: t, in: in, args: p.arguments, rounds: rounds}
+	c := &call{srv: s, tool: t, args: p.arguments}
 	c.modern, c.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
 	c.canAsk = !req.inBatch && (req.modern && canAsk(p.metaCaps) || !req.modern && s.canAsk)
 	if token := p.progressToken; !req.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
-		c.token = token
+		c.x = &more{token: token, last: math.Inf(-1)}
 	}
-	return decision{call: c}
+	if rounds != nil {
+		c.extra().rounds = rounds
+	}
+	return decision{call: c, in: in}
 }
 
 // canAsk reports whether a client's capabilities let a tool ask in a
@@ -410,7 +414,7 @@ func handleResourcesRead(s *server, req *request) decision {
 				return decide(s.readResults[i][req.modern], nil)
 			}
 		} else if vars, ok := match(r.uri, u); ok {
-			c := &call{srv: s, d: req.msg.d, res: &resources[i], args: uri, vars: vars}
+			c := &call{srv: s, res: &resources[i], args: uri, x: &more{vars: vars}}
 			c.modern = req.modern
 			return decision{call: c}
 		}
@@ -663,12 +667,8 @@ func outcome(d decision) string {
 const maxDepth = 10000
 
 // doc is a line that parse found to be JSON, so that the walks below
-// never meet invalid JSON; and its copy, if a call made one (see
-// call.own).
-type doc struct {
-	line []byte
-	copy *doc
-}
+// never meet invalid JSON.
+type doc struct{ line []byte }
 
 // value is a JSON value of a doc, d.line[start:end]. The zero value is
 // none: a member that is not there.

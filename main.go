@@ -144,7 +144,8 @@ type server struct {
 
 	// The loop's.
 	in       *lineReader
-	line     line    // the line in hand,
+	doc      doc     // the line in hand,
+	line     line    // read as one message or a batch,
 	req      request // and the message answered
 	direct   bool    // the loop holds the pen, and owes nothing before its next reply
 	agreed   string  // the version initialize agreed, if any,
@@ -158,7 +159,8 @@ type server struct {
 	inline  atomic.Pointer[call]
 	started atomic.Uint64
 	ticking atomic.Bool
-	seen    uint64 // started, at the last tick
+	seen    uint64        // started, at the last tick
+	every   time.Duration // from this tick to the next
 
 	// The pen's.
 	out *bufio.Writer
@@ -216,7 +218,7 @@ type piece struct {
 // written. A call waiting to run is counted apart (see waitCost).
 func (sl slot) cost() int {
 	if sl.made {
-		return sl.call.size
+		return sl.call.x.size
 	}
 	return cap(sl.reply)
 }
@@ -247,7 +249,7 @@ func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s.in = newLineReader(func(p []byte) (int, error) { return s.read(r, p) }, max)
 	s.out = bufio.NewWriterSize(w, 64<<10)
 	s.changed.L = &s.mu
-	s.timer = time.AfterFunc(time.Hour, s.tick)
+	s.timer, s.every = time.AfterFunc(time.Hour, s.tick), tickEvery
 	s.timer.Stop()
 	return s
 }
@@ -306,7 +308,7 @@ func (s *server) loop() {
 			}
 			continue
 		}
-		if c := s.answer(&s.req); c != nil && !s.runInline(c) {
+		if c, in := s.answer(&s.req); c != nil && !s.runInline(c, in) {
 			return
 		}
 	}
@@ -329,7 +331,8 @@ func (s *server) readLine() bool {
 		s.mu.Unlock()
 		return false
 	}
-	d := &doc{line: b}
+	s.doc = doc{line: b}
+	d := &s.doc
 	s.line = line{d: d}
 	v, at, ok := d.parse(0, len(b), &s.line.req)
 	switch {
@@ -435,21 +438,21 @@ func (s *server) endLine() {
 // call returned, which the loop then runs; a notification acts; a
 // client's response answers the question it names (see answered). Past
 // maxHeld owed, a request is refused at once (see busy).
-func (s *server) answer(req *request) *call {
+func (s *server) answer(req *request) (*call, arguments) {
 	switch {
 	case req.response():
 		s.answered(req)
-		return nil
+		return nil, arguments{}
 	case !req.valid():
 		s.logged("", req.id, time.Time{}, decide(nil, errInvalidRequest))
 		s.owes()
 		s.reply(req.id, nil, errInvalidRequest)
-		return nil
+		return nil, arguments{}
 	case !req.id.exists():
 		if req.method.is("notifications/cancelled") {
 			s.cancelled(req.p.requestID)
 		}
-		return nil
+		return nil, arguments{}
 	}
 	s.owes()
 	var start time.Time
@@ -461,13 +464,16 @@ func (s *server) answer(req *request) *call {
 		d = s.handle(req)
 	}
 	if c := d.call; c != nil {
-		c.id, c.start, c.cost = req.id, start, len(c.d.line)+int(unsafe.Sizeof(*c))
-		return c
+		c.id, c.doc = req.id, s.doc
+		if c.adopt(&s.doc, &d.in); s.log != nil {
+			c.extra().start = start
+		}
+		return c, d.in
 	} else if !d.open {
 		s.reply(req.id, d.result, d.err)
 	}
 	s.logged(req.method.text(), req.id, start, d)
-	return nil
+	return nil, arguments{}
 }
 
 // errBusy refuses a request that mcp cannot hold (see busy).
@@ -600,7 +606,7 @@ func (s *server) emit(sl slot) {
 			s.arr = ','
 		}
 		if sl.reply == nil {
-			s.ready, s.unwritten = append(s.ready, piece{call: sl.call}), s.unwritten+sl.call.size
+			s.ready, s.unwritten = append(s.ready, piece{call: sl.call}), s.unwritten+sl.call.x.size
 		} else {
 			put(piece{b: sl.reply})
 		}
@@ -685,8 +691,8 @@ func (s *server) write(flush bool) {
 		n, notes := 0, 0
 		for _, p := range take {
 			if c := p.call; c != nil {
-				writeReply(s.out, c.id, c.result, c.err)
-				n += c.size
+				writeReply(s.out, c.id, c.x.result, c.x.err)
+				n += c.x.size
 			} else {
 				s.out.Write(p.b)
 				n += len(p.b)
@@ -778,38 +784,65 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // call is a call of a tool, or a read of a resource by its function: the
 // request, what it runs, its context, and what its tool adds to its
 // result. The loop makes it; whoever runs it owns it; mu guards what a
-// tool's goroutines, a cancel and a question touch meanwhile.
+// tool's goroutines, a cancel and a question touch meanwhile. What few
+// calls need is apart (see more): most make a struct this small.
 type call struct {
 	srv     *server
-	d       *doc              // its line, which its values are of
-	id      value             // the request's
-	tool    *tool             // a tool's call,
-	res     *resource         // or a resource's read;
-	in      arguments         // a tool's arguments, checked;
-	args    value             // as given, or the URI read,
-	vars    map[string]string // with its template's variables
-	token   value             // the progress token, if progress is sent
-	rounds  []round           // 2026-07-28: its questions asked before, with the answers given (see ask)
-	start   time.Time         // when it was read, for -v
-	cost    int               // what it holds while it waits: its line and itself
-	place   int               // its reply's in the order, once it has one (see server.written)
-	started bool              // under the server's mu: it runs or ran, and holds no place in owed
-	canAsk  bool              // the client can ask the person
+	doc     doc       // its line, which its values are of (see adopt)
+	id      value     // the request's
+	tool    *tool     // a tool's call,
+	res     *resource // or a resource's read;
+	args    value     // its arguments as given, or the URI read
+	x       *more     // made with it, if it needs any, or by whoever runs it (see extra)
+	place   int       // its reply's in the order, once it has one (see server.written)
+	started bool      // under the server's mu: it runs or ran, and holds no place in owed
+	canAsk  bool      // the client can ask the person
 
-	mu         sync.Mutex // guards what follows
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
-	why        error      // why it ended, if it did before its context was made
-	asked      int        // how many questions it asked,
-	pending    obj        // and, in 2026-07-28, the result that asks the first unanswered
+	mu         sync.Mutex // guards what follows, and x's questions
+	cx         *callCtx   // its context, made on first use (see context)
 	asking     sync.Mutex // held while a question waits (see ask)
 	toolResult            // its result, if a tool's
 	returned   bool       // run returned: nothing more is added, no progress sent
+}
 
-	// Its reply, once made off the loop (see finish): under the server's mu.
-	result any
-	err    *rpcError
-	size   int // its length, if it waits for the replies before it
+// callCtx is a call's context, and why it ended, if it did before the
+// context was made.
+type callCtx struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	why    error
+}
+
+// more is what a call needs only at times: made with it for progress,
+// a template's variables, a 2026-07-28 retry or the log; else by whoever
+// runs it, once it waits its turn or its reply is owed behind others.
+type more struct {
+	in      arguments         // its arguments, while it waits its turn
+	vars    map[string]string // a template's variables
+	token   value             // the progress token, if progress is sent
+	last    float64           // the progress last sent (see report)
+	rounds  []round           // 2026-07-28: its questions asked before, answered (see ask),
+	asked   int               // how many it asked now,
+	pending obj               // and the result that asks the first unanswered
+	start   time.Time         // when it was read, with -v
+	result  any               // its reply, once made off the loop (see finish),
+	err     *rpcError
+	size    int // and its length, as owed counts it
+}
+
+// extra returns c's more, made now if need be.
+func (c *call) extra() *more {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.x == nil {
+		c.x = &more{}
+	}
+	return c.x
+}
+
+// cost is what c holds while it waits its turn: its line, and itself.
+func (c *call) cost() int {
+	return len(c.doc.line) + int(unsafe.Sizeof(*c)) + int(unsafe.Sizeof(more{}))
 }
 
 // The causes of a call's context's end that are not a signal; and what
@@ -826,24 +859,39 @@ var (
 func (c *call) context() context.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ctx == nil {
-		c.ctx, c.cancel = context.WithCancelCause(c.srv.ctx)
-		if c.why != nil {
-			c.cancel(c.why)
+	if c.cx == nil {
+		c.cx = &callCtx{}
+	}
+	if cx := c.cx; cx.ctx == nil {
+		cx.ctx, cx.cancel = context.WithCancelCause(c.srv.ctx)
+		if c.returned {
+			cx.why = cmp.Or(cx.why, errReturned)
+		}
+		if cx.why != nil {
+			cx.cancel(cx.why)
 		}
 	}
-	return c.ctx
+	return c.cx.ctx
 }
 
 // end ends c's context for why, if it has not ended.
 func (c *call) end(why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.why = cmp.Or(c.why, why)
-	if c.cancel != nil {
-		c.cancel(why)
+	switch {
+	case c.cx == nil && why == errReturned: // returned says so, if a context is made later
+	case c.cx == nil:
+		c.cx = &callCtx{why: why}
+	default:
+		c.cx.why = cmp.Or(c.cx.why, why)
+		if c.cx.cancel != nil {
+			c.cx.cancel(why)
+		}
 	}
 }
+
+// ended reports, with mu held, whether c returned or was cancelled.
+func (c *call) ended() bool { return c.returned || c.cx != nil && c.cx.why != nil }
 
 // callContext is a call as the context its tool runs in (see
 // call.context), which the context package reads through its methods:
@@ -855,25 +903,33 @@ func (x *callContext) Done() <-chan struct{}       { return (*call)(x).context()
 func (x *callContext) Err() error                  { return (*call)(x).context().Err() }
 func (x *callContext) Value(key any) any           { return (*call)(x).context().Value(key) }
 
-// own gives c, which waits its turn, a copy of its line, shared by the
-// calls of a batch, so that it holds nothing else of what was read with
-// it (see lineReader); its values are then of the copy.
-func (c *call) own() {
-	old := c.d
-	if old.copy == nil {
-		old.copy = &doc{line: bytes.Clone(old.line)}
-	}
-	for _, v := range append([]*value{&c.id, &c.args, &c.token}, &c.in.first[0], &c.in.first[1], &c.in.first[2], &c.in.first[3]) {
-		if v.d == old {
-			v.d = old.copy
+// adopt gives c's values, and in's, c's own doc, of the same line as
+// the loop's, which reads the next line into its own.
+func (c *call) adopt(from *doc, in *arguments) {
+	to := func(v *value) {
+		if v.d == from {
+			v.d = &c.doc
 		}
 	}
-	for i := range c.in.more {
-		if c.in.more[i].d == old {
-			c.in.more[i].d = old.copy
-		}
+	to(&c.id)
+	to(&c.args)
+	if c.x != nil {
+		to(&c.x.token)
 	}
-	c.d = old.copy
+	for i := range in.first {
+		to(&in.first[i])
+	}
+	for i := range in.more {
+		to(&in.more[i])
+	}
+}
+
+// own gives c, which waits its turn with its arguments in, a copy of its
+// line, so that it holds nothing else of what was read with it (see
+// lineReader).
+func (c *call) own(in arguments) {
+	c.extra().in = in
+	c.doc.line = bytes.Clone(c.doc.line)
 }
 
 // method is the method of c's request.
@@ -888,68 +944,80 @@ func (c *call) method() string {
 // if it may run now, else has it wait its turn (see startWaiting). It
 // reports false if the loop was handed off while c ran: this goroutine
 // has finished c then, and is the loop's no more.
-func (s *server) runInline(c *call) bool {
+func (s *server) runInline(c *call, in arguments) bool {
+	cost := c.cost()
 	s.mu.Lock()
-	if s.waiting > 0 || s.running == maxCalls || s.running > 0 && s.cost+c.cost > maxArgs {
-		if s.waitCost > 0 && s.waitCost+c.cost > maxArgs { // those waiting hold as much already
+	if s.waiting > 0 || s.running == maxCalls || s.running > 0 && s.cost+cost > maxArgs {
+		if s.waitCost > 0 && s.waitCost+cost > maxArgs { // those waiting hold as much already
 			s.mu.Unlock()
 			s.reply(c.id, nil, errBusy)
-			s.logged(c.method(), c.id, c.start, decide(nil, errBusy))
+			s.logged(c.method(), c.id, c.start(), decide(nil, errBusy))
 			return true
 		}
-		s.waitCost += c.cost
-		c.own()
-		if s.waiting, c.place = s.waiting+1, s.written+len(s.owed); s.calls[c.id.key()] == nil { // a cancel ends the call running of an id first
-			s.calls[c.id.key()] = c
+		c.own(in)
+		if s.waiting, s.waitCost, c.place = s.waiting+1, s.waitCost+cost, s.written+len(s.owed); s.calls[c.id.key()] == nil {
+			s.calls[c.id.key()] = c // a cancel ends the call running of an id first
 		}
-		s.owed = append(s.owed, slot{kind: 'r', call: c})
-		s.held += s.owed[len(s.owed)-1].cost()
-		s.direct = false
+		s.owed, s.direct = append(s.owed, slot{kind: 'r', call: c}), false
 		s.mu.Unlock()
 		return true
 	}
-	s.running, s.cost, c.started = s.running+1, s.cost+c.cost, true
 	s.mu.Unlock()
 	s.started.Add(1)
 	s.inline.Store(c)
 	if !s.ticking.Swap(true) {
 		s.timer.Reset(tickEvery)
 	}
-	result, err := s.run(c)
+	result, err := s.run(c, in)
 	if !s.inline.CompareAndSwap(c, nil) {
 		s.finish(c, result, err)
 		return false
 	}
-	s.mu.Lock()
-	if s.running, s.cost = s.running-1, s.cost-c.cost; s.direct {
+	if s.direct && c.x != nil && c.x.token.exists() {
+		s.mu.Lock()
 		s.write(false) // its progress, before its reply
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if s.direct || s.takePen() {
 		s.emitDirect(c.id, result, err)
 	} else { // owed, it holds its result until written, not a copy (see finish)
-		c.result, c.err, c.size = result, err, size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
+		x := c.extra()
+		x.result, x.err, x.size = result, err, size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
 		s.place(slot{kind: 'r', call: c, made: true})
 	}
-	s.logged(c.method(), c.id, c.start, decide(result, err))
+	s.logged(c.method(), c.id, c.start(), decide(result, err))
 	return true
 }
 
-// tick runs every tickEvery while the loop runs calls: a call it finds
-// running at two ticks in a row is handed off (see handOff). Ticks stop
-// once a whole one passes without a call.
+// start is when c was read, with -v.
+func (c *call) start() time.Time {
+	if c.x == nil {
+		return time.Time{}
+	}
+	return c.x.start
+}
+
+// tick runs while the loop runs calls, every tickEvery, or up to 16 times
+// less often while many calls come and go (a run of quick calls, which
+// its wake-ups would slow): a call it finds running at two ticks in a
+// row is handed off (see handOff). Ticks stop once a whole one passes
+// without a call.
 func (s *server) tick() {
 	c, n := s.inline.Load(), s.started.Load()
 	switch {
 	case c == nil && n == s.seen: // idle for a tick: stop, unless a call started meanwhile
+		s.every = tickEvery
 		if s.ticking.Store(false); s.started.Load() == n || s.ticking.Swap(true) {
 			return
 		}
 	case c != nil && n == s.seen:
 		s.handOff(c)
+		s.every = tickEvery
+	case n-s.seen > 1:
+		s.every = min(2*s.every, 16*tickEvery)
 	}
 	s.seen = n
-	s.timer.Reset(tickEvery)
+	s.timer.Reset(s.every)
 }
 
 // handOff hands the loop, which runs c, to a new goroutine, so that a call
@@ -962,10 +1030,9 @@ func (s *server) handOff(c *call) {
 		s.mu.Unlock()
 		return // it returned, or was handed off already
 	}
-	c.place = s.written + len(s.owed)
+	c.place, c.started = s.written+len(s.owed), true
 	s.owed = append(s.owed, slot{kind: 'r', call: c})
-	s.held += s.owed[len(s.owed)-1].cost()
-	s.calls[c.id.key()] = c
+	s.running, s.cost, s.calls[c.id.key()] = s.running+1, s.cost+c.cost(), c
 	if s.direct { // the pen, and what the loop wrote with it
 		s.pen = false
 	}
@@ -978,7 +1045,7 @@ func (s *server) handOff(c *call) {
 // run runs c's tool or read in its context, and returns its reply's
 // result or error: a panic is Internal error, and the session goes on.
 // Its context ends as it returns (errReturned), if it has not.
-func (s *server) run(c *call) (result any, err *rpcError) {
+func (s *server) run(c *call, in arguments) (result any, err *rpcError) {
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = nil, errInternal
@@ -993,19 +1060,14 @@ func (s *server) run(c *call) (result any, err *rpcError) {
 		ctx := c.context()
 		var stop context.CancelFunc
 		c.mu.Lock()
-		c.ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
+		c.cx.ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
 		c.mu.Unlock()
 		defer stop()
 	}
 	if c.res != nil {
 		return c.read((*callContext)(c))
 	}
-	var report func(done, total float64, message string)
-	if token := c.token; token.exists() {
-		last := math.Inf(-1) // the progress last sent
-		report = func(done, total float64, message string) { s.report(c, token, &last, done, total, message) }
-	}
-	return c.call((*callContext)(c), report)
+	return c.call((*callContext)(c), in)
 }
 
 // finish puts the reply of c, which ran off the loop, in its place, none
@@ -1014,14 +1076,15 @@ func (s *server) run(c *call) (result any, err *rpcError) {
 // replies before it. Then it starts the calls that wait and now fit, and
 // writes what is ready.
 func (s *server) finish(c *call, result any, err *rpcError) {
-	c.result, c.err = result, err
+	x := c.extra()
+	x.result, x.err = result, err
 	s.mu.Lock()
 	if i := c.place - s.written; i > 0 && i < len(s.owed) && s.owed[i].call == c {
 		s.mu.Unlock()
-		c.size = size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
+		x.size = size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
 		s.mu.Lock()
 	}
-	s.running, s.cost = s.running-1, s.cost-c.cost
+	s.running, s.cost = s.running-1, s.cost-c.cost()
 	if key := c.id.key(); s.calls[key] == c {
 		delete(s.calls, key)
 	}
@@ -1037,7 +1100,7 @@ func (s *server) finish(c *call, result any, err *rpcError) {
 	s.changed.Broadcast()
 	s.mu.Unlock()
 	s.drain()
-	s.logged(c.method(), c.id, c.start, decide(result, err))
+	s.logged(c.method(), c.id, c.start(), decide(result, err))
 }
 
 // size returns how long what write writes is, written nowhere.
@@ -1066,11 +1129,11 @@ func (s *server) startWaiting() {
 		c := s.owed[i].call
 		if c == nil || c.started {
 			continue
-		} else if s.running == maxCalls || s.running > 0 && s.cost+c.cost > maxArgs {
+		} else if s.running == maxCalls || s.running > 0 && s.cost+c.cost() > maxArgs {
 			return
 		}
-		s.waiting, s.waitCost, s.running, s.cost, c.started = s.waiting-1, s.waitCost-c.cost, s.running+1, s.cost+c.cost, true
-		go func() { result, err := s.run(c); s.finish(c, result, err) }()
+		s.waiting, s.waitCost, s.running, s.cost, c.started = s.waiting-1, s.waitCost-c.cost(), s.running+1, s.cost+c.cost(), true
+		go func() { result, err := s.run(c, c.x.in); s.finish(c, result, err) }()
 	}
 }
 
@@ -1087,7 +1150,7 @@ func (s *server) cancelled(id value) {
 		delete(s.calls, key)
 		sl := &s.owed[c.place-s.written]
 		if !c.started {
-			s.waiting, s.waitCost = s.waiting-1, s.waitCost-c.cost
+			s.waiting, s.waitCost = s.waiting-1, s.waitCost-c.cost()
 			s.log.printf("mcp: %s id=%s cancelled before its turn", quoteText(c.method()), logID(c.id))
 		}
 		s.held -= sl.cost()
@@ -1099,6 +1162,7 @@ func (s *server) cancelled(id value) {
 		}
 		s.move()
 		s.compact()
+		s.changed.Broadcast()
 		s.mu.Unlock()
 		c.end(errClientCancelled)
 		s.drain()
@@ -1139,20 +1203,19 @@ func (s *server) compact() {
 	s.owed, s.dead, s.first = live, 0, 0
 }
 
-// report sends c's progress for token at once, if done is past the last,
-// both numbers are ones JSON can write, and c has neither returned nor
-// been cancelled; then, while maxNotes wait to be written, it waits. A
-// tool may call it from any goroutine.
-func (s *server) report(c *call, token value, last *float64, done, total float64, message string) {
+// report sends c's progress at once, if the client asked for it (a
+// token), done is past the last, both numbers are ones JSON can write,
+// and c has neither returned nor been cancelled; then, while maxNotes
+// wait to be written, it waits. A tool may call it from any goroutine.
+func (s *server) report(c *call, done, total float64, message string) {
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.returned || c.why != nil || done <= *last || !finite(done) || !finite(total) {
+	if x := c.x; x == nil || !x.token.exists() || c.ended() || done <= x.last || !finite(done) || !finite(total) {
+		c.mu.Unlock()
 		return
 	}
-	*last = done
-	params := obj{{"progressToken", token}, {"progress", done}}
-	if total > 0 {
+	params := obj{{"progressToken", c.x.token}, {"progress", done}}
+	if c.x.last = done; total > 0 {
 		params = append(params, member{"total", total})
 	}
 	if message != "" {
@@ -1164,16 +1227,24 @@ func (s *server) report(c *call, token value, last *float64, done, total float64
 	s.mu.Lock()
 	s.note(b, true) // before c returns, and so before its reply
 	s.mu.Unlock()
+	c.mu.Unlock()
 	s.drain()
-	s.mu.Lock() // a tool reporting faster than the client reads waits
-	for s.notes >= maxNotes && s.err == nil && c.why == nil && s.ctx.Err() == nil {
-		c.mu.Unlock()
+	ended := c.context().Done()
+	s.mu.Lock() // a tool reporting faster than the client reads waits, while its call runs
+	for s.notes >= maxNotes && s.err == nil && !closed(ended) {
 		s.changed.Wait()
-		s.mu.Unlock()
-		c.mu.Lock()
-		s.mu.Lock()
 	}
 	s.mu.Unlock()
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // maxNotes is how many progress notifications may wait to be written:
@@ -1343,10 +1414,10 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 			size, pieces, lr.at = size+len(lr.buf)-lr.at, nil, len(lr.buf)
 		}
 		switch {
-		case len(lr.buf) < cap(lr.buf):
-		case mine && pieces == nil && lr.at == len(lr.buf): // all dropped
+		case cap(lr.buf)-len(lr.buf) >= readSize/8: // room for a read
+		case mine && pieces == nil && lr.at == len(lr.buf): // all dropped: read into it again
 			lr.buf, lr.at = lr.buf[:0], 0
-		default: // full: the line goes on in a new one
+		default: // about full: the line goes on in a new one
 			if rest := lr.buf[lr.at:]; len(rest) > 0 {
 				size, pieces = size+len(rest), append(pieces, rest)
 			}

@@ -485,7 +485,7 @@ func TestAskRefused(t *testing.T) {
 		{"the call's context ended", context.Background(), func(_ *server, c *call) { c.end(errClientCancelled) }, errClientCancelled},
 		{"a signal", context.Background(), func(s *server, _ *call) { s.stopNow() }, errStopped},
 		{"the input ended", context.Background(), func(s *server, _ *call) { s.ended = true; close(s.eof) }, errCannotAsk},
-		{"the call returned", context.Background(), func(_ *server, c *call) { c.end(errReturned) }, errReturned},
+		{"the call returned", context.Background(), func(_ *server, c *call) { c.returned = true }, errReturned},
 	} {
 		s := newServer(strings.NewReader(""), io.Discard, defaultMaxMessage, askCatalogue)
 		c := &call{srv: s, canAsk: true}

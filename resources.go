@@ -79,7 +79,7 @@ func contents(r resource, uri, data string) obj {
 // change, are marked not to be cached.
 func (c *call) read(ctx context.Context) (any, *rpcError) {
 	uri := c.args.text()
-	data, err := c.res.read(ctx, c.vars)
+	data, err := c.res.read(ctx, c.x.vars)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, notFound(uri, c.modern)

@@ -97,12 +97,10 @@ func runEcho(_ context.Context, in arguments) (string, error) {
 // read as Go values; one left out reads as its default. Reading one not
 // declared so panics.
 type arguments struct {
-	args   []arg
-	first  [4]value                                      // by args: the value given, checked, or none; in the
-	more   []value                                       // struct, so that a call of up to 4 allocates nothing
-	report func(progress, total float64, message string) // sends progress, if the client asked for it
-	tool   *tool                                         // the tool called,
-	call   *call                                         // and the call, which output and attach add to
+	args  []arg
+	first [4]value // by args: the value given, checked, or none; in the
+	more  []value  // struct, so that a call of up to 4 allocates nothing
+	call  *call    // the call, which output, attach, progress and ask act on; none in an answer
 }
 
 // output sets the field name of the tool's structured result to v, of the
@@ -111,7 +109,7 @@ type arguments struct {
 // text item; a field missing, or not as declared, makes the result an
 // error that says so. A tool that declares no field name panics.
 func (in arguments) output(name string, v any) {
-	if in.call == nil || !slices.ContainsFunc(in.tool.output, func(a arg) bool { return a.name == name }) {
+	if in.call == nil || !slices.ContainsFunc(in.call.tool.output, func(a arg) bool { return a.name == name }) {
 		panic(fmt.Sprintf("the tool sets the output %q, which it does not declare", name))
 	}
 	c := in.call
@@ -151,17 +149,16 @@ func (in arguments) attach(data []byte, mimeType string) {
 // call runs c's tool, and returns its result: its text, or its error's
 // for the model to read, with what it added, if its structured output is
 // as declared, else the fault in it.
-func (c *call) call(ctx context.Context, report func(done, total float64, message string)) (any, *rpcError) {
-	in := c.in
-	in.tool, in.call, in.report = c.tool, c, report
+func (c *call) call(ctx context.Context, in arguments) (any, *rpcError) {
+	in.call = c
 	text, err := c.tool.run(ctx, in)
 	if c.tool.timeout > 0 && context.Cause(ctx) == errTimedOut {
 		text, err = "", fmt.Errorf("tool %s did not finish within its time limit of %v", c.tool.name, c.tool.timeout)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.returned = true; c.pending != nil {
-		return c.pending, nil // a question, whatever run returned (see ask)
+	if c.returned = true; c.x != nil && c.x.pending != nil {
+		return c.x.pending, nil // a question, whatever run returned (see ask)
 	}
 	if c.tool.output != nil && err == nil {
 		m := c.extended()
@@ -256,17 +253,24 @@ func (in arguments) askNamed(ctx context.Context, name, message string, fields .
 		return none, errAskedAnswer
 	}
 	c.mu.Lock()
-	n, ok, modern, srv := c.asked, !c.returned && c.canAsk, c.modern, c.srv
+	ok, modern, srv := !c.returned && c.canAsk, c.modern, c.srv
+	if c.x == nil && ok {
+		c.x = &more{}
+	}
+	n, x := 0, c.x
+	if ok {
+		n = x.asked
+	}
 	asked := round{key: cmp.Or(name, "ask-"+strconv.Itoa(n+1)), question: digest(func(w *bufio.Writer) { writeJSON(w, question) })}
 	switch {
 	case !ok:
-	case modern && c.pending == nil && n < len(c.rounds) && c.rounds[n].key == asked.key && c.rounds[n].question == asked.question && c.rounds[n].answer.exists():
-		answer = c.rounds[n].answer
-	case modern && c.pending == nil: // unanswered, or not the question the state recorded: the answers after it go
-		c.pending = c.inputRequired(append(c.rounds[:n:n], asked), question)
+	case modern && x.pending == nil && n < len(x.rounds) && x.rounds[n].key == asked.key && x.rounds[n].question == asked.question && x.rounds[n].answer.exists():
+		answer = x.rounds[n].answer
+	case modern && x.pending == nil: // unanswered, or not the question the state recorded: the answers after it go
+		x.pending = c.inputRequired(append(x.rounds[:n:n], asked), question)
 	}
 	if ok {
-		c.asked++
+		x.asked++
 	}
 	c.mu.Unlock()
 	var err error
@@ -450,8 +454,8 @@ func isElicitResult(answer value) bool {
 // known), and a message ("" for none). When the client asked for progress,
 // it gets a notification at once; when done is not above the last, none.
 func (in arguments) progress(done, total float64, message string) {
-	if in.report != nil {
-		in.report(done, total, message)
+	if c := in.call; c != nil {
+		c.srv.report(c, done, total, message)
 	}
 }
 
@@ -521,7 +525,7 @@ func (in arguments) textMap(name string) map[string]string {
 // nested returns the arguments args of obj, for the same call as in.
 func (in arguments) nested(args []arg, obj value) arguments {
 	sub, _ := bind(args, obj)
-	sub.tool, sub.call, sub.report = in.tool, in.call, in.report
+	sub.call = in.call
 	return sub
 }
 
