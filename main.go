@@ -941,9 +941,10 @@ func (c *call) method() string {
 }
 
 // runInline runs c, a call the loop answers now, on the loop's goroutine
-// if it may run now, else has it wait its turn (see startWaiting). It
-// reports false if the loop was handed off while c ran: this goroutine
-// has finished c then, and is the loop's no more.
+// if it may run now; on one of its own while calls run off the loop, as
+// one behind a call that runs long may too; else it waits its turn (see
+// startWaiting). It reports false if the loop was handed off while c
+// ran: this goroutine has finished c then, and is the loop's no more.
 func (s *server) runInline(c *call, in arguments) bool {
 	cost := c.cost()
 	s.mu.Lock()
@@ -960,6 +961,13 @@ func (s *server) runInline(c *call, in arguments) bool {
 		}
 		s.owed, s.direct = append(s.owed, slot{kind: 'r', call: c}), false
 		s.mu.Unlock()
+		return true
+	}
+	if s.running > 0 { // behind a call that runs long, another may: off the loop at once
+		s.detach(c)
+		s.mu.Unlock()
+		go func() { result, err := s.run(c, in); s.finish(c, result, err) }()
+		s.drain()
 		return true
 	}
 	s.mu.Unlock()
@@ -1000,8 +1008,9 @@ func (c *call) start() time.Time {
 // tick runs while the loop runs calls, every tickEvery, or up to 16 times
 // less often while many calls come and go (a run of quick calls, which
 // its wake-ups would slow): a call it finds running at two ticks in a
-// row is handed off (see handOff). Ticks stop once a whole one passes
-// without a call.
+// row is handed off (see handOff): after a millisecond or two, as the
+// runtime, idle, wakes a timer a millisecond late. Ticks stop once a
+// whole one passes without a call.
 func (s *server) tick() {
 	c, n := s.inline.Load(), s.started.Load()
 	switch {
@@ -1030,16 +1039,23 @@ func (s *server) handOff(c *call) {
 		s.mu.Unlock()
 		return // it returned, or was handed off already
 	}
-	c.place, c.started = s.written+len(s.owed), true
-	s.owed = append(s.owed, slot{kind: 'r', call: c})
-	s.running, s.cost, s.calls[c.id.key()] = s.running+1, s.cost+c.cost(), c
-	if s.direct { // the pen, and what the loop wrote with it
-		s.pen = false
-	}
-	s.direct = false
+	s.detach(c)
 	s.mu.Unlock()
 	go s.loop()
 	s.drain()
+}
+
+// detach gives c, which runs off the loop from now on, its place in
+// owed; the loop, if direct, lets go of the pen, and what it wrote with
+// it is written by the next drain. With mu held.
+func (s *server) detach(c *call) {
+	c.place, c.started = s.written+len(s.owed), true
+	s.owed = append(s.owed, slot{kind: 'r', call: c})
+	s.running, s.cost, s.calls[c.id.key()] = s.running+1, s.cost+c.cost(), c
+	if s.direct {
+		s.pen = false
+	}
+	s.direct = false
 }
 
 // run runs c's tool or read in its context, and returns its reply's
