@@ -683,13 +683,6 @@ type value struct {
 // is an object, req (if not nil) gets, in the same pass, the members the
 // loop and the handlers read (see request.member).
 func (d *doc) parse(start, end int, req *request) (v value, at int, ok bool) {
-	// frame is an object or an array open: its closer, its members' role
-	// (see request.member), where it starts, and where req keeps it.
-	type frame struct {
-		closer, role byte
-		start        int
-		into         *value
-	}
 	var stack [32]frame
 	open := stack[:0] // innermost last
 	b, first := d.line[:end], skipSpace(d.line[:end], start)
@@ -700,66 +693,66 @@ func (d *doc) parse(start, end int, req *request) (v value, at int, ok bool) {
 	}
 	for i := first; ; {
 		// A value starts at b[i], or, just inside an opener, its closer.
-		from := i
+		from, keyAt := i, -1
 		switch c := byteAt(b, i); {
-		case i == len(b):
+		case i == len(b) || (c == '{' || c == '[') && len(open) == maxDepth:
 			return value{}, i, false
 		case c == '{' || c == '[':
-			if len(open) == maxDepth {
-				return value{}, i, false
-			}
 			if c == '[' {
 				role = 0
 			}
 			open, into = append(open, frame{c + 2, role, i, into}), nil
-			if i = skipSpace(b, i+1); byteAt(b, i) == c+2 {
-				ok = true
+			if i, ok = skipSpace(b, i+1), true; byteAt(b, i) == c+2 {
 				break // empty
 			} else if c == '[' {
-				role = 0
 				continue
 			}
-			k, keyEnd := i, 0
-			if i, keyEnd, ok = scanKey(b, i); !ok {
-				return value{}, i, false
-			}
-			into, role = req.member(open[len(open)-1].role, b[k:keyEnd])
-			continue
-		case c == '"':
-			i, ok = scanString(b, i)
-		case c == 't' || c == 'f' || c == 'n':
-			i, ok = scanLiteral(b, i)
+			keyAt = i
 		default:
-			i, ok = scanNumber(b, i)
+			if i, ok = scanScalar(b, i); !ok {
+				return value{}, i, false
+			} else if into != nil {
+				*into = value{d: d, start: from, end: i}
+			}
 		}
-		if !ok {
+		if keyAt < 0 { // the value ends before b[i]: close what ends next, then a comma
+			if open, i = d.close(b, open, i); len(open) == 0 && i == len(b) {
+				return value{d: d, start: first, end: len(bytes.TrimRight(b, " \t\n\r"))}, 0, true
+			} else if len(open) == 0 || byteAt(b, i) != ',' {
+				return value{}, i, false // only space may follow the value
+			} else if into, role, i = nil, 0, skipSpace(b, i+1); open[len(open)-1].closer == ']' {
+				continue
+			}
+			keyAt = i
+		}
+		var keyEnd int
+		if i, keyEnd, ok = scanKey(b, keyAt); !ok {
 			return value{}, i, false
-		} else if into != nil {
-			*into = value{d: d, start: from, end: i}
 		}
-		// The value ends before b[i]: close what ends next, then a comma.
-		last := i
-		for i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1].closer; i = skipSpace(b, i+1) {
-			f := open[len(open)-1]
-			if open, last = open[:len(open)-1], i+1; f.into != nil {
-				*f.into = value{d: d, start: f.start, end: last}
-			}
-		}
-		switch {
-		case len(open) == 0 && i == len(b):
-			return value{d: d, start: first, end: last}, 0, true
-		case len(open) == 0 || byteAt(b, i) != ',':
-			return value{}, i, false // only space may follow the value
-		case open[len(open)-1].closer == '}':
-			k, keyEnd := skipSpace(b, i+1), 0
-			if i, keyEnd, ok = scanKey(b, k); !ok {
-				return value{}, i, false
-			}
-			into, role = req.member(open[len(open)-1].role, b[k:keyEnd])
-		default:
-			into, role, i = nil, 0, skipSpace(b, i+1)
+		into, role = req.member(open[len(open)-1].role, b[keyAt:keyEnd])
+	}
+}
+
+// frame is an object or an array that parse has open: its closer, its
+// members' role (see request.member), where it starts, and where req
+// keeps it.
+type frame struct {
+	closer, role byte
+	start        int
+	into         *value
+}
+
+// close closes, from b[i] (of d's line), the frames that end there,
+// innermost first, giving req each it keeps, and returns those still
+// open and the index of what follows them, past space.
+func (d *doc) close(b []byte, open []frame, i int) ([]frame, int) {
+	for i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1].closer; i = skipSpace(b, i+1) {
+		f := open[len(open)-1]
+		if open = open[:len(open)-1]; f.into != nil {
+			*f.into = value{d: d, start: f.start, end: i + 1}
 		}
 	}
+	return open, i
 }
 
 // parseJSON checks that b holds one JSON value, with only space around
@@ -789,6 +782,18 @@ func scanKey(b []byte, i int) (next, keyEnd int, ok bool) {
 		return i, keyEnd, false
 	}
 	return skipSpace(b, i+1), keyEnd, true
+}
+
+// scanScalar checks the string, number, true, false or null at b[i],
+// and returns the index past it.
+func scanScalar(b []byte, i int) (int, bool) {
+	switch b[i] {
+	case '"':
+		return scanString(b, i)
+	case 't', 'f', 'n':
+		return scanLiteral(b, i)
+	}
+	return scanNumber(b, i)
 }
 
 // scanString checks the JSON string at b[i] and returns the index past
