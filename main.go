@@ -320,7 +320,7 @@ func (s *server) loop() {
 // when reading fails or a signal stops mcp, it ends the loop and reports
 // false.
 func (s *server) readLine() bool {
-	s.line, s.req = line{}, request{} // the last line goes as the next is read
+	s.doc, s.line, s.req = doc{}, line{}, request{} // the last line goes before the next is read
 	b, tooLong, err := s.in.next()
 	if err != nil {
 		s.release()
@@ -924,12 +924,13 @@ func (c *call) adopt(from *doc, in *arguments) {
 	}
 }
 
-// own gives c, which waits its turn with its arguments in, a copy of its
-// line, so that it holds nothing else of what was read with it (see
-// lineReader).
+// own keeps in, the arguments of c, which waits its turn, and gives c a
+// copy of its line if it shares a read's buffer (see lineReader), so
+// that it holds nothing else read with it; a longer line is its own.
 func (c *call) own(in arguments) {
-	c.extra().in = in
-	c.doc.line = bytes.Clone(c.doc.line)
+	if c.extra().in = in; len(c.doc.line) < readSize {
+		c.doc.line = bytes.Clone(c.doc.line)
+	}
 }
 
 // method is the method of c's request.
