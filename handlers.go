@@ -96,57 +96,67 @@ func (r *request) member(role byte, key []byte) (*value, byte) {
 	} else if bytes.IndexByte(name, '\\') >= 0 {
 		name = []byte(text(key))
 	}
-	p := &r.p
 	switch role {
 	case 'e':
-		switch string(name) {
-		case "jsonrpc":
-			return &r.jsonrpc, 0
-		case "id":
-			return &r.id, 0
-		case "method":
-			return &r.method, 0
-		case "params":
-			*p = params{}
-			return &r.params, 'p'
-		case "result":
-			return &r.result, 0
-		case "error":
-			return &r.error, 0
-		}
+		return r.envelope(name)
 	case 'p':
-		switch string(name) {
-		case "name":
-			return &p.name, 0
-		case "arguments":
-			return &p.arguments, 0
-		case "uri":
-			return &p.uri, 0
-		case "cursor":
-			return &p.cursor, 0
-		case "protocolVersion":
-			return &p.protocolVersion, 0
-		case "capabilities":
-			return &p.capabilities, 0
-		case "requestId":
-			return &p.requestID, 0
-		case "inputResponses":
-			return &p.inputResponses, 0
-		case "requestState":
-			return &p.requestState, 0
-		case "_meta":
-			p.metaVersion, p.metaCaps, p.progressToken = value{}, value{}, value{}
-			return &p.meta, 'm'
-		}
-	case 'm':
-		switch string(name) {
-		case metaProtocolVersion:
-			return &p.metaVersion, 0
-		case metaClientCapabilities:
-			return &p.metaCaps, 0
-		case "progressToken":
-			return &p.progressToken, 0
-		}
+		return r.p.member(name)
+	}
+	switch p := &r.p; string(name) {
+	case metaProtocolVersion:
+		return &p.metaVersion, 0
+	case metaClientCapabilities:
+		return &p.metaCaps, 0
+	case "progressToken":
+		return &p.progressToken, 0
+	}
+	return nil, 0
+}
+
+// envelope returns where r keeps its member name (see member).
+func (r *request) envelope(name []byte) (*value, byte) {
+	switch string(name) {
+	case "jsonrpc":
+		return &r.jsonrpc, 0
+	case "id":
+		return &r.id, 0
+	case "method":
+		return &r.method, 0
+	case "params":
+		r.p = params{}
+		return &r.params, 'p'
+	case "result":
+		return &r.result, 0
+	case "error":
+		return &r.error, 0
+	}
+	return nil, 0
+}
+
+// member returns where p keeps its member name (see request.member).
+func (p *params) member(name []byte) (*value, byte) {
+	switch string(name) {
+	case "name":
+		return &p.name, 0
+	case "arguments":
+		return &p.arguments, 0
+	case "uri":
+		return &p.uri, 0
+	case "cursor":
+		return &p.cursor, 0
+	case "protocolVersion":
+		return &p.protocolVersion, 0
+	case "capabilities":
+		return &p.capabilities, 0
+	case "requestId":
+		return &p.requestID, 0
+	case "inputResponses":
+		return &p.inputResponses, 0
+	case "requestState":
+		return &p.requestState, 0
+	case "_meta":
+		p.metaVersion, p.metaCaps, p.progressToken = value{}, value{}, value{}
+		return &p.meta, 'm'
 	}
 	return nil, 0
 }
