@@ -718,15 +718,23 @@ func (d *doc) parse(start, end int, req *request) (v value, at int, ok bool) {
 				continue
 			}
 			keyAt = i
+		case c == '"':
+			i, ok = scanString(b, i)
+		case c == 't' || c == 'f' || c == 'n':
+			i, ok = scanLiteral(b, i)
 		default:
-			if i, ok = scanScalar(b, i); !ok {
-				return value{}, i, false
-			} else if into != nil {
-				*into = value{d: d, start: from, end: i}
-			}
+			i, ok = scanNumber(b, i)
+		}
+		if !ok {
+			return value{}, i, false
+		} else if into != nil {
+			*into = value{d: d, start: from, end: i}
 		}
 		if keyAt < 0 { // the value ends before b[i]: close what ends next, then a comma
-			if open, i = d.close(b, open, i); len(open) == 0 && i == len(b) {
+			if i = skipSpace(b, i); len(open) > 0 && byteAt(b, i) == open[len(open)-1].closer {
+				open, i = d.close(b, open, i)
+			}
+			if len(open) == 0 && i == len(b) {
 				return value{d: d, start: first, end: len(bytes.TrimRight(b, " \t\n\r"))}, 0, true
 			} else if len(open) == 0 || byteAt(b, i) != ',' {
 				return value{}, i, false // only space may follow the value
@@ -792,18 +800,6 @@ func scanKey(b []byte, i int) (next, keyEnd int, ok bool) {
 		return i, keyEnd, false
 	}
 	return skipSpace(b, i+1), keyEnd, true
-}
-
-// scanScalar checks the string, number, true, false or null at b[i],
-// and returns the index past it.
-func scanScalar(b []byte, i int) (int, bool) {
-	switch b[i] {
-	case '"':
-		return scanString(b, i)
-	case 't', 'f', 'n':
-		return scanLiteral(b, i)
-	}
-	return scanNumber(b, i)
 }
 
 // scanString checks the JSON string at b[i] and returns the index past
