@@ -379,7 +379,7 @@ func handleToolsCall(s *server, req *request) decision {
 		return decide(nil, err)
 	}
 	c := &call{srv: s, tool: t, args: p.arguments}
-	c.modern, c.noAudio = req.modern, !req.modern && s.agreed == "2024-11-05"
+	c.modern, c.noAudio, c.noLink = req.modern, !req.modern && s.agreed == "2024-11-05", !req.modern && s.agreed < "2025-06-18" && s.agreed != ""
 	c.canAsk = !req.inBatch && (req.modern && canAsk(p.metaCaps) || !req.modern && s.canAsk)
 	if token := p.progressToken; !req.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		c.x = &more{token: token, last: math.Inf(-1)}
@@ -454,14 +454,17 @@ type toolResult struct {
 	extras  *extras // what it has beyond text, if anything: allocated when it has
 	isError bool
 	modern  bool
-	noAudio bool // 2024-11-05 was agreed: it has no audio content
+	noAudio bool // 2024-11-05 was agreed: it has no audio content,
+	noLink  bool // or 2025-03-26: no resource_link
 }
 
 // extras are what a tools/call result has beyond its text: content items
-// after it (images, audio), and structuredContent, as the tool set it
-// (fields) and as checked and written (structured, or nil).
+// after it (see attach), whether the text item is left out, and
+// structuredContent, as the tool set it (fields) and as checked and
+// written (structured, or nil).
 type extras struct {
 	items      []any
+	noText     bool
 	fields     []member
 	structured obj
 }
@@ -523,7 +526,11 @@ func writeJSON(w *bufio.Writer, v any) {
 		writeValue(w, v)
 	case *toolResult:
 		if m := v.extras; m != nil { // rare: made as an obj
-			result := obj{{"content", append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)}, {"isError", v.isError}}
+			content := append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)
+			if m.noText {
+				content = m.items[:len(m.items):len(m.items)]
+			}
+			result := obj{{"content", content}, {"isError", v.isError}}
 			if m.structured != nil {
 				result = slices.Insert(result, 1, member{"structuredContent", m.structured})
 			}

@@ -2153,6 +2153,23 @@ var kindsCatalogue = []tool{{
 		in.attach([]byte("\x89PNG\r\n\x1a\n\x00\xff"), "image/png")
 		in.attach([]byte("RIFF"), "audio/wav")
 		return "a pixel", nil
+	}},
+	{name: "files", description: "Link two files, embed one, and attach a sound", run: func(_ context.Context, in arguments) (string, error) {
+		in.link("file:///notes/a.md", "a.md", "text/markdown")
+		in.link("notes://b", "b", "")
+		in.embed("notes://b", "text/markdown", "# B\n\u2028\xed\xa0\x80")
+		in.embedBytes("file:///x.bin", "", []byte{0, 0xff})
+		in.attach([]byte("RIFF"), "audio/wav")
+		return "found 2", nil
+	}},
+	{name: "bare", description: "Return an embedded resource and no text", run: func(_ context.Context, in arguments) (string, error) {
+		in.dropText()
+		in.embed("test://embedded-resource", "text/plain", "This is an embedded resource content.")
+		return "", nil
+	}},
+	{name: "empty", description: "Return no content at all", run: func(_ context.Context, in arguments) (string, error) {
+		in.dropText()
+		return "ignored", nil
 	}}}
 
 // escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).

@@ -122,28 +122,85 @@ func (in arguments) output(name string, v any) {
 }
 
 // attach adds data, of an "image/..." or an "audio/..." MIME type, to the
-// tool's result, as an image or an audio item, written base64 after the
-// text; on 2024-11-05, which has no audio item, audio is an embedded
-// resource, "attachment://N", N its place in content. Another type panics.
-// output and attach may be called from any goroutine while run runs, and
-// do nothing once it has returned.
+// tool's result, as an image or an audio item, written base64; on
+// 2024-11-05, which has no audio item, audio is an embedded resource,
+// "attachment://N", N its place in content. Another type panics.
+// Like output, link, embed and dropText, it may be called from any
+// goroutine while run runs, and does nothing once it has returned; the
+// items follow the text item, in the order they are added.
 func (in arguments) attach(data []byte, mimeType string) {
 	kind, _, _ := strings.Cut(mimeType, "/")
-	if kind != "image" && kind != "audio" || in.call == nil {
+	if kind != "image" && kind != "audio" {
 		panic(fmt.Sprintf("the tool attaches %q, which is not an image or audio MIME type", mimeType))
 	}
-	b64, c := base64.StdEncoding.EncodeToString(data), in.call
+	b64 := base64.StdEncoding.EncodeToString(data)
+	in.add(func(c *call, m *extras) any {
+		if kind == "audio" && c.noAudio {
+			return obj{{"type", "resource"}, {"resource", obj{{"uri", "attachment://" + strconv.Itoa(len(m.items)+1)}, {"mimeType", mimeType}, {"blob", b64}}}}
+		}
+		return obj{{"type", kind}, {"data", b64}, {"mimeType", mimeType}}
+	})
+}
+
+// link adds a link to a resource, uri, that the client may read with
+// resources/read: a resource_link item, named name for people, of
+// mimeType ("" for none); before 2025-06-18, which has no such item, a
+// text item of the URI.
+func (in arguments) link(uri, name, mimeType string) {
+	in.add(func(c *call, _ *extras) any {
+		if c.noLink {
+			return obj{{"type", "text"}, {"text", uri}}
+		}
+		return obj{{"type", "resource_link"}, {"uri", uri}, {"name", name}, {"mimeType", unlessEmpty(mimeType)}}
+	})
+}
+
+// embed adds the contents of a resource, uri, of mimeType ("" for none):
+// an embedded resource item, its text. embedBytes adds bytes, base64.
+func (in arguments) embed(uri, mimeType, text string) {
+	in.embedded(uri, mimeType, member{"text", text})
+}
+
+func (in arguments) embedBytes(uri, mimeType string, data []byte) {
+	in.embedded(uri, mimeType, member{"blob", base64.StdEncoding.EncodeToString(data)})
+}
+
+// embedded adds an embedded resource item of the contents given.
+func (in arguments) embedded(uri, mimeType string, contents member) {
+	in.add(func(*call, *extras) any {
+		return obj{{"type", "resource"}, {"resource", obj{{"uri", uri}, {"mimeType", unlessEmpty(mimeType)}, contents}}}
+	})
+}
+
+// unlessEmpty is s, or, if s is "", nil, which writeJSON leaves out.
+func unlessEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// dropText leaves the text item out of the tool's result: its content
+// is then only the items added (a "" text, by itself, is a text item).
+func (in arguments) dropText() {
+	in.add(func(_ *call, m *extras) any { m.noText = true; return nil })
+}
+
+// add adds the item that item makes, unless nil, to the call's result,
+// unless run has returned.
+func (in arguments) add(item func(c *call, m *extras) any) {
+	c := in.call
+	if c == nil {
+		panic("the tool adds to the result of an answer's arguments: add to the call's own")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.returned {
-		return
+	if !c.returned {
+		m := c.extended()
+		if it := item(c, m); it != nil {
+			m.items = append(m.items, it)
+		}
 	}
-	m := c.extended()
-	item := obj{{"type", kind}, {"data", b64}, {"mimeType", mimeType}}
-	if kind == "audio" && c.noAudio {
-		item = obj{{"type", "resource"}, {"resource", obj{{"uri", "attachment://" + strconv.Itoa(len(m.items)+1)}, {"mimeType", mimeType}, {"blob", b64}}}}
-	}
-	m.items = append(m.items, item)
 }
 
 // call runs c's tool, and returns its result: its text, or its error's

@@ -4,10 +4,13 @@
 // JSON.parse reads them and JSON.stringify writes the replies (and
 // initialize, whose version decides how audio is sent). A tool is
 // { name, title?, description, annotations?, args, output?, run(read,
-// given) }, run returning [text, isError], or { text, output, attach }:
-// the structured result's fields, and [bytes as a latin1 string, MIME
-// type] pairs; an argument, or an output field, is arg(name, kind, more),
-// more holding description, choices, min, max, optional and def.
+// given) }, run returning [text, isError], or { text, output, attach,
+// items, noText }: the structured result's fields; [bytes as a latin1
+// string, MIME type] pairs; then items, each ["link", uri, name,
+// mimeType], ["embed", uri, mimeType, text] or ["blob", uri, mimeType,
+// bytes]; and whether the text item is left out. An argument, or an
+// output field, is arg(name, kind, more), more holding description,
+// choices, min, max, optional and def.
 import { readFileSync } from "node:fs";
 
 export const arg = (name, kind, more = {}) => ({ name, kind, ...more });
@@ -72,7 +75,7 @@ function check(args, given, path, problems) {
   const extra = Object.keys(given).find((k) => !args.some((a) => a.name === k));
   if (extra !== undefined) problems.push(`unexpected argument "${path}${extra}" (` + (args.length ? "allowed: " + args.map((a) => a.name).join(", ") : "the tool takes no arguments") + ")");
 }
-function call(t, args = {}) {
+function call(t, args = {}, modern = false) {
   const problems = [];
   check(t.args, args, "", problems);
   if (problems.length) return { content: [{ type: "text", text: `Invalid arguments for tool ${t.name}: ` + problems.join("; ") }], isError: true };
@@ -101,12 +104,23 @@ function call(t, args = {}) {
     }
   }
   const text = r.text || (structured ? JSON.stringify(structured) : "");
-  const content = [{ type: "text", text }, ...(r.attach ?? []).map(([bytes, mimeType], i) => {
-    const type = mimeType.split("/")[0], data = Buffer.from(bytes, "latin1").toString("base64");
+  const b64 = (bytes) => Buffer.from(bytes, "latin1").toString("base64");
+  const items = [...(r.attach ?? []).map((a) => ["attach", ...a]), ...(r.items ?? [])].map(([how, ...a], i) => {
+    if (how === "link") { // 2024-11-05 and 2025-03-26 have no resource_link: a text item holds its URI.
+      const [uri, name, mimeType] = a;
+      return ["2024-11-05", "2025-03-26"].includes(agreed) && !modern ? { type: "text", text: uri }
+        : { type: "resource_link", uri, name, ...(mimeType ? { mimeType } : {}) };
+    }
+    if (how === "embed" || how === "blob") {
+      const [uri, mimeType, data] = a;
+      return { type: "resource", resource: { uri, ...(mimeType ? { mimeType } : {}), ...(how === "embed" ? { text: data } : { blob: b64(data) }) } };
+    }
+    const [bytes, mimeType] = a, type = mimeType.split("/")[0];
     // 2024-11-05 has no audio content: an embedded resource holds it.
-    return type === "audio" && agreed === "2024-11-05" ? { type: "resource", resource: { uri: "attachment://" + (i + 1), mimeType, blob: data } }
-      : { type, data, mimeType };
-  })];
+    return type === "audio" && agreed === "2024-11-05" && !modern ? { type: "resource", resource: { uri: "attachment://" + (i + 1), mimeType, blob: b64(bytes) } }
+      : { type, data: b64(bytes), mimeType };
+  });
+  const content = r.noText ? items : [{ type: "text", text }, ...items];
   return structured ? { content, structuredContent: structured, isError: false } : { content, isError: false };
 }
 function schema(args) {
@@ -148,7 +162,7 @@ export function serve(tools) {
       result = { tools: tools.map(listEntry) };
       if (modern) result = { resultType: "complete", ...result, ttlMs: 3600000, cacheScope: "public" };
     } else {
-      result = call(tools.find((t) => t.name === req.params.name), req.params.arguments);
+      result = call(tools.find((t) => t.name === req.params.name), req.params.arguments, modern);
       if (modern) result = { resultType: "complete", ...result };
     }
     return { jsonrpc: "2.0", id: req.id, result };

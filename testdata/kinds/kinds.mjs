@@ -43,4 +43,10 @@ serve([
     ], run: (a) => [`n=${String(a.n)} s=${a.s} ns=${a.ns.length} field=${a.o.p?.field ?? ""}`, false] },
   { name: "pixel", description: "Return a pixel and a sound", args: [],
     run: () => ({ text: "a pixel", attach: [["\x89PNG\r\n\x1a\n\x00\xff", "image/png"], ["RIFF", "audio/wav"]] }) },
+  { name: "files", description: "Link two files, embed one, and attach a sound", args: [],
+    run: () => ({ text: "found 2", items: [["link", "file:///notes/a.md", "a.md", "text/markdown"], ["link", "notes://b", "b", ""],
+      ["embed", "notes://b", "text/markdown", "# B\n\u2028\ud800"], ["blob", "file:///x.bin", "", "\x00\xff"], ["attach", "RIFF", "audio/wav"]] }) },
+  { name: "bare", description: "Return an embedded resource and no text", args: [],
+    run: () => ({ noText: true, items: [["embed", "test://embedded-resource", "text/plain", "This is an embedded resource content."]] }) },
+  { name: "empty", description: "Return no content at all", args: [], run: () => ({ noText: true }) },
 ]);
