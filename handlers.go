@@ -381,6 +381,7 @@ func handleToolsCall(s *server, req *request) decision {
 	c := &call{srv: s, tool: t, args: p.arguments}
 	c.modern, c.noAudio, c.noLink = req.modern, !req.modern && s.agreed == "2024-11-05", !req.modern && s.agreed < "2025-06-18" && s.agreed != ""
 	c.canAsk = !req.inBatch && (req.modern && canAsk(p.metaCaps) || !req.modern && s.canAsk)
+	c.oldForms = !req.modern && s.agreed == "2025-06-18"
 	if token := p.progressToken; !req.inBatch && (token.kind() == '"' || token.kind() == '0' && !bytes.ContainsAny(token.raw(), ".eE")) {
 		c.x = &more{token: token, last: math.Inf(-1)}
 	}

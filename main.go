@@ -787,16 +787,17 @@ func serveUntilStopped(s *server, sigs <-chan os.Signal) (code int, why string) 
 // tool's goroutines, a cancel and a question touch meanwhile. What few
 // calls need is apart (see more): most make a struct this small.
 type call struct {
-	srv     *server
-	doc     doc       // its line, which its values are of (see adopt)
-	id      value     // the request's
-	tool    *tool     // a tool's call,
-	res     *resource // or a resource's read;
-	args    value     // its arguments as given, or the URI read
-	x       *more     // made with it, if it needs any, or by whoever runs it (see extra)
-	place   int       // its reply's in the order, once it has one (see server.written)
-	started bool      // under the server's mu: it runs or ran, and holds no place in owed
-	canAsk  bool      // the client can ask the person
+	srv      *server
+	doc      doc       // its line, which its values are of (see adopt)
+	id       value     // the request's
+	tool     *tool     // a tool's call,
+	res      *resource // or a resource's read;
+	args     value     // its arguments as given, or the URI read
+	x        *more     // made with it, if it needs any, or by whoever runs it (see extra)
+	place    int       // its reply's in the order, once it has one (see server.written)
+	started  bool      // under the server's mu: it runs or ran, and holds no place in owed
+	canAsk   bool      // the client can ask the person,
+	oldForms bool      // in 2025-06-18's forms (see schema)
 
 	mu         sync.Mutex // guards what follows, and x's questions
 	cx         *callCtx   // its context, made on first use (see context)

@@ -513,6 +513,7 @@ func TestAskShapes(t *testing.T) {
 	files, _ := filepath.Glob("testdata/ask/*.out")
 	n := 0
 	for _, file := range append(files, "testdata/recipe/ask/delete.out") {
+		version := "2025-11-25" // the session's, as initialize agreed, if it came
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -531,9 +532,11 @@ func TestAskShapes(t *testing.T) {
 			}
 			fault := ""
 			switch _, idOK := msg.ID.(string); {
+			case msg.Result["protocolVersion"] != nil:
+				version = msg.Result["protocolVersion"].(string)
 			case msg.Method == "elicitation/create":
 				n++
-				fault = cmp.Or(map[bool]string{false: "an id not a string"}[idOK], askFault(msg.Params))
+				fault = cmp.Or(map[bool]string{false: "an id not a string"}[idOK], askFault(msg.Params, version))
 			case msg.Method == "notifications/cancelled":
 				_, id := msg.Params["requestId"].(string)
 				_, reason := msg.Params["reason"].(string)
@@ -547,7 +550,7 @@ func TestAskShapes(t *testing.T) {
 				for _, q := range questions {
 					q, _ := q.(map[string]any)
 					params, _ := q["params"].(map[string]any)
-					fault = cmp.Or(fault, map[bool]string{false: "an input request not elicitation/create"}[q["method"] == "elicitation/create" && len(q) == 2], askFault(params))
+					fault = cmp.Or(fault, map[bool]string{false: "an input request not elicitation/create"}[q["method"] == "elicitation/create" && len(q) == 2], askFault(params, "2026-07-28"))
 				}
 			}
 			if fault != "" {
@@ -560,14 +563,16 @@ func TestAskShapes(t *testing.T) {
 	}
 }
 
-// askFault says what params, an elicitation/create request's, lack or
-// have amiss by the schemas of 2025-06-18, 2025-11-25 and 2026-07-28,
-// which agree on what mcp sends: a message, and a requestedSchema of type
-// object, whose properties are PrimitiveSchemaDefinitions (StringSchema,
-// NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, with the
-// members and types each allows), and whose required names them. Of
-// default, 2025-06-18 lists only a boolean's, but allows any member.
-func askFault(params map[string]any) string {
+// askFault says what params, an elicitation/create request's in a
+// session of version, lack or have amiss by the schemas of 2025-06-18,
+// 2025-11-25 and 2026-07-28: a message, and a requestedSchema of type
+// object, whose properties are PrimitiveSchemaDefinitions (StringSchema
+// with its formats, NumberSchema, BooleanSchema, an enum with or without
+// enumNames; from 2025-11-25, titled choices, oneOf, and lists of choices,
+// an array of an enum or of anyOf, with the members and types each
+// allows), and whose required names them. Of default, 2025-06-18 lists
+// only a boolean's, but allows any member.
+func askFault(params map[string]any, version string) string {
 	schema, _ := params["requestedSchema"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	required, _ := schema["required"].([]any)
@@ -581,20 +586,42 @@ func askFault(params map[string]any) string {
 	}
 	number := func(v any) bool { _, ok := v.(float64); return ok }
 	text := func(v any) bool { _, ok := v.(string); return ok }
+	texts := func(v any) bool {
+		list, ok := v.([]any)
+		return ok && !slices.ContainsFunc(list, func(e any) bool { return !text(e) })
+	}
+	titled := func(v any) bool { // [{"const":TEXT,"title":TEXT}...]: oneOf, anyOf
+		list, ok := v.([]any)
+		return ok && !slices.ContainsFunc(list, func(e any) bool {
+			m, _ := e.(map[string]any)
+			return len(m) != 2 || !text(m["const"]) || !text(m["title"])
+		})
+	}
+	newer := version >= "2025-11-25" // titled and multi-select enums (SEP-1330)
 	for name, p := range props {
 		p, _ := p.(map[string]any)
 		allowed := map[string]func(any) bool{"type": text, "title": text, "description": text}
 		switch p["type"] {
 		case "string":
-			allowed["minLength"], allowed["maxLength"], allowed["default"] = number, number, text
-			allowed["enum"] = func(v any) bool {
-				list, ok := v.([]any)
-				return ok && !slices.ContainsFunc(list, func(e any) bool { return !text(e) })
+			allowed["minLength"], allowed["maxLength"], allowed["default"], allowed["enum"] = number, number, text, texts
+			allowed["format"] = func(v any) bool { return slices.Contains([]any{"email", "uri", "date", "date-time"}, v) }
+			allowed["enumNames"] = func(v any) bool { e, _ := p["enum"].([]any); l, _ := v.([]any); return texts(v) && len(l) == len(e) }
+			if newer && p["enum"] == nil {
+				allowed["oneOf"] = titled
 			}
 		case "number", "integer":
 			allowed["minimum"], allowed["maximum"], allowed["default"] = number, number, number
 		case "boolean":
 			allowed["default"] = func(v any) bool { _, ok := v.(bool); return ok }
+		case "array":
+			if !newer {
+				return fmt.Sprintf("property %q is an array, which %s forms lack", name, version)
+			}
+			allowed["minItems"], allowed["maxItems"], allowed["default"] = number, number, texts
+			allowed["items"] = func(v any) bool {
+				items, _ := v.(map[string]any)
+				return len(items) == 2 && items["type"] == "string" && texts(items["enum"]) || len(items) == 1 && titled(items["anyOf"])
+			}
 		default:
 			return fmt.Sprintf("property %q of type %v", name, p["type"])
 		}
@@ -693,6 +720,29 @@ var askCatalogue = []tool{
 				return "", err
 			}
 			return "sure", nil
+		}},
+	{name: "survey", description: "Ask with titled choices, lists of choices and formats", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			a, err := in.ask(ctx, "About your order", arg{name: "size", kind: "string", choices: []string{"s", "m", "l"}, titles: []string{"Small", "Medium", "Large"}},
+				arg{name: "extras", kind: "strings", choices: []string{"ice", "lemon"}, max: 2, optional: true},
+				arg{name: "toppings", kind: "strings", choices: []string{"nuts", "cream", "fudge"}, titles: []string{"Nuts", "Whipped cream", "Hot fudge"},
+					min: 1, max: 2, optional: true, def: []string{"cream"}},
+				arg{name: "email", kind: "string", format: "email", description: "for the receipt"}, arg{name: "site", kind: "string", format: "uri", optional: true},
+				arg{name: "day", kind: "string", format: "date", optional: true}, arg{name: "at", kind: "string", format: "date-time", min: 20, optional: true})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("size=%s extras=%s toppings=%s email=%s site=%s day=%s at=%s", a.text("size"), strings.Join(a.texts("extras"), "|"),
+				strings.Join(a.texts("toppings"), "|"), a.text("email"), a.text("site"), a.text("day"), a.text("at")), nil
+		}},
+	{name: "pick", description: "Ask for a titled choice and a date", args: []arg{},
+		run: func(ctx context.Context, in arguments) (string, error) {
+			a, err := in.ask(ctx, "Which size, and when?", arg{name: "size", kind: "string", choices: []string{"s", "l"}, titles: []string{"Small", "Large"}, optional: true, def: "l"},
+				arg{name: "day", kind: "string", format: "date"})
+			if err != nil {
+				return "", err
+			}
+			return "size=" + a.text("size") + " day=" + a.text("day"), nil
 		}},
 	{name: "list", description: "Ask for a list, which a form cannot hold", args: []arg{},
 		run: func(ctx context.Context, in arguments) (string, error) {
@@ -2170,6 +2220,12 @@ var kindsCatalogue = []tool{{
 	{name: "empty", description: "Return no content at all", run: func(_ context.Context, in arguments) (string, error) {
 		in.dropText()
 		return "ignored", nil
+	}},
+	{name: "titled", description: "Show titled choices as read", args: []arg{
+		{name: "mode", kind: "string", choices: []string{"r", "w"}, titles: []string{"Read", "Write"}, description: "how to open"},
+		{name: "tags", kind: "strings", choices: []string{"a", "b", "c"}, titles: []string{"Alpha", "Beta", "Gamma"}, max: 2, optional: true, def: []string{"a"}},
+	}, run: func(_ context.Context, in arguments) (string, error) {
+		return "mode=" + in.text("mode") + " tags=" + strings.Join(in.texts("tags"), "|"), nil
 	}}}
 
 // escapedCatalogue is testdata/escaped's catalogue (see escaped.mjs).
@@ -2332,6 +2388,50 @@ func FuzzToolText(f *testing.F) {
 	})
 }
 
+// TestFormFields: what a question's fields may be, which ask checks
+// before it asks (a mistake panics, as TestAsk's "list" shows), and the
+// formats' rules, as the README states them, on texts each side of them.
+func TestFormFields(t *testing.T) {
+	for _, tc := range []struct {
+		field arg
+		want  string
+	}{
+		{arg{name: "d", kind: "string", format: "phone"}, "a format (email, uri, date or date-time)"},
+		{arg{name: "d", kind: "number", format: "date"}, "a format (email, uri, date or date-time)"},
+		{arg{name: "d", kind: "string", format: "date", choices: []string{"2026-12-06"}}, "a format (email, uri, date or date-time)"},
+		{arg{name: "o", kind: "object"}, "a form holds strings, numbers, integers, booleans and lists of choices"},
+		{arg{name: "l", kind: "strings"}, "a form holds strings, numbers, integers, booleans and lists of choices"},
+		{arg{name: "d", kind: "string", format: "date", optional: true, def: "2026-02-30"}, `the default "2026-02-30" must be a date (YYYY-MM-DD)`},
+		{arg{name: "l", kind: "strings", choices: []string{"a"}, titles: []string{"A"}, max: 1}, ""},
+	} {
+		if _, fault := checkArgs([]arg{tc.field}, true); !strings.Contains(fault, tc.want) || (tc.want == "") != (fault == "") {
+			t.Errorf("%+v: %q, want %q", tc.field, fault, tc.want)
+		}
+	}
+	for format, texts := range map[string]struct{ valid, invalid []string }{
+		"email": {[]string{"a@b.c", "zoë@exämple.org", "a.b+c@d-e.f.g", "\xff@b.c"},
+			[]string{"", "a", "@b.c", "a@b", "a@.b", "a@b.", "a@b..c", "a@b@c.d", "a b@c.d", "a@b.c\n", "a@b.c\x00"}},
+		"uri": {[]string{"a:", "urn:isbn:1", "http://x/é", "A+b-c.d:x"},
+			[]string{"", ":x", "1a:x", "+a:x", "a_b:x", "a", "http://x y", "a:\t"}},
+		"date": {[]string{"2024-02-29", "0000-01-01", "9999-12-31"},
+			[]string{"2023-02-29", "2026-13-01", "2026-00-10", "2026-1-05", "26-01-05", "+2026-01-05", "-001-01-05", "2026-01-05 ", "2026/01/05"}},
+		"date-time": {[]string{"2026-12-06T09:30:00Z", "2026-12-06T23:59:59.123456789-23:59", "2026-12-06T00:00:00.5+01:00"},
+			[]string{"2026-12-06t09:30:00z", "2026-12-06T24:00:00Z", "2026-12-06T09:60:00Z", "2026-12-06T09:30:60Z", "2026-12-06T09:30:00",
+				"2026-12-06T09:30:00.Z", "2026-12-06T09:30:00+24:00", "2026-12-06T09:30:00+01:60", "2026-12-06T09:30Z", "2026-02-30T09:30:00Z", "2026-12-06 09:30:00Z"}},
+	} {
+		for _, s := range texts.valid {
+			if !formats[format].valid(s) {
+				t.Errorf("%s %q: invalid, want valid", format, s)
+			}
+		}
+		for _, s := range texts.invalid {
+			if formats[format].valid(s) {
+				t.Errorf("%s %q: valid, want invalid", format, s)
+			}
+		}
+	}
+}
+
 // TestCatalogue: the catalogue is valid, and each kind of mistake in one
 // is found; a binary built with one says so at start, writes nothing to
 // stdout and exits 1.
@@ -2398,6 +2498,11 @@ func TestCatalogue(t *testing.T) {
 		{"name an array index", bad(func(t *tool) { t.args = []arg{{name: "0", kind: "number"}} }), nil, "a name of digits is put first by JavaScript"},
 		{"name U+FFFD", bad(func(t *tool) { t.args = []arg{{name: "a\uFFFD", kind: "number"}} }), nil, "without U+FFFD"},
 		{"choice not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"\xff"}}} }), nil, "valid UTF-8"},
+		{"titles not one a choice", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f"}, titles: []string{"C"}}} }), nil, "titles are one for each choice"},
+		{"titles without choices", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", titles: []string{"C"}}} }), nil, "titles are one for each choice"},
+		{"title not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c"}, titles: []string{"\xff"}}} }), nil, "valid UTF-8"},
+		{"a format of an argument", bad(func(t *tool) { t.args = []arg{{name: "e", kind: "string", format: "email"}} }), nil, "a format (email, uri, date or date-time) is a question's"},
+		{"a format of an output", bad(func(t *tool) { t.output = []arg{{name: "e", kind: "string", format: "date"}} }), nil, "a format (email, uri, date or date-time) is a question's"},
 		{"URI used twice", nil, []resource{demoResource, demoResource}, "the URI is used twice"},
 		{"a variable twice", nil, []resource{{uri: "x://{a}/{a}", name: "x", read: readNothing}}, "the variable a twice"},
 		{"a variable not a name", nil, []resource{{uri: "x://{a-b}", name: "x", read: readNothing}}, "a variable that is not {name}"},

@@ -46,6 +46,8 @@ type arg struct {
 	kind        string   // a key of kinds
 	description string   // for the model; "" for none
 	choices     []string // a string's, or a list of strings' items', only values allowed; nil for any
+	titles      []string // each choice's title, for people; nil for none
+	format      string   // a question's string field's: "email", "uri", "date" or "date-time" (see formats)
 	min, max    any      // bounds, an int or a float64: a number's, a string's length in characters, a list's in items; nil for none
 	optional    bool     // it may be left out, and then reads as def
 	def         any      // an optional one's value when left out, of its kind's Go type; nil: the zero value
@@ -298,17 +300,15 @@ func (in arguments) ask(ctx context.Context, message string, fields ...arg) (arg
 // key of the question in the call's result and of its answer in the
 // retry's inputResponses ("" for ask-N, N its place in the call).
 func (in arguments) askNamed(ctx context.Context, name, message string, fields ...arg) (arguments, error) {
-	for i, a := range fields {
-		if fault := a.check(!slices.ContainsFunc(fields[:i], func(o arg) bool { return o.name == a.name })); fault != "" ||
-			!slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) {
-			panic(fmt.Sprintf("the tool asks for %q: %s", a.name, cmp.Or(fault, "a form holds strings, numbers, integers and booleans")))
-		}
+	if name, fault := checkArgs(fields, true); fault != "" {
+		panic(fmt.Sprintf("the tool asks for %q: %s", name, fault))
 	}
 	none, _ := bind(fields, value{})
-	question, c, answer := obj{{"message", message}, {"requestedSchema", schema(fields)[:3]}}, in.call, value{} // an answer's other members are ignored
+	c, answer := in.call, value{}
 	if c == nil {
 		return none, errAskedAnswer
 	}
+	question := obj{{"message", message}, {"requestedSchema", schema(fields, c.oldForms)[:3]}} // an answer's other members are ignored
 	c.mu.Lock()
 	ok, modern, srv := !c.returned && c.canAsk, c.modern, c.srv
 	if c.x == nil && ok {
@@ -334,6 +334,8 @@ func (in arguments) askNamed(ctx context.Context, name, message string, fields .
 	switch {
 	case !ok:
 		return none, errCannotAsk
+	case c.oldForms && slices.ContainsFunc(fields, func(a arg) bool { return a.kind == "strings" }):
+		return none, fmt.Errorf("%w: 2025-06-18 forms have no list of choices", errCannotAsk)
 	case modern && !answer.exists():
 		return none, errInputRequired
 	case !modern:
@@ -694,7 +696,7 @@ func writeFaults(b *strings.Builder, in arguments, extra value, path, noun strin
 // "list of strings", `one of "c", "f"`, or `list of strings, each one of
 // "c", "f"`.
 func (a arg) what(article bool) string {
-	noun := kinds[a.kind].noun
+	noun := cmp.Or(formats[a.format].noun, kinds[a.kind].noun)
 	if article {
 		noun = withArticle(noun)
 	}
@@ -716,7 +718,7 @@ func (a arg) what(article bool) string {
 // nothing is. An integer has no fraction (Number.isInteger); a string's
 // length is in characters, as JSON Schema counts them.
 func (a arg) fault(v value) string {
-	if !v.exists() || v.jsonType() == a.kind && a.choices == nil && a.min == nil && a.max == nil {
+	if !v.exists() || v.jsonType() == a.kind && a.choices == nil && a.min == nil && a.max == nil && a.format == "" {
 		return "" // most often; an object's arguments are checked by writeFaults
 	}
 	got, item, want, n := v.jsonType(), kinds[a.kind].item, a.what(true), 0.0 // n: what the bounds bound
@@ -748,7 +750,7 @@ func (a arg) fault(v value) string {
 		}
 	case got != a.kind:
 		return want + ", got " + got
-	case a.choices != nil && !slices.ContainsFunc(a.choices, v.is):
+	case a.choices != nil && !slices.ContainsFunc(a.choices, v.is), a.format != "" && !formats[a.format].valid(v.text()):
 		return want + ", got " + quote(v.text())
 	case got == "string":
 		n = float64(chars(v.text()))
@@ -770,6 +772,71 @@ func (a arg) fault(v value) string {
 		return "at most " + plural(hi) + ", got " + formatNumber(n)
 	}
 	return ""
+}
+
+// formats are the formats a question's string field may have (see
+// arg.format): what a fault calls each, and which texts are valid.
+var formats = map[string]struct {
+	noun  string
+	valid func(string) bool
+}{
+	"email":     {"email address", validEmail},
+	"uri":       {"URI", validURI},
+	"date":      {"date (YYYY-MM-DD)", validDate},
+	"date-time": {"date-time (RFC 3339)", validDateTime},
+}
+
+// validEmail reports whether s is an email address as a form checks one:
+// no character at or under U+0020, one @, something before it, and after
+// it two or more dot-separated parts, none empty.
+func validEmail(s string) bool {
+	local, domain, _ := strings.Cut(s, "@")
+	parts := strings.Split(domain, ".")
+	return local != "" && len(parts) > 1 && !slices.Contains(parts, "") && !strings.ContainsRune(domain, '@') && printable(s)
+}
+
+// validURI reports whether s is a URI as a form checks one: a scheme (a
+// letter, then letters, digits, +, - or .), a colon, and no character at
+// or under U+0020.
+func validURI(s string) bool {
+	scheme, _, found := strings.Cut(s, ":")
+	for i, c := range []byte(scheme) {
+		if letter := c|0x20 >= 'a' && c|0x20 <= 'z'; !letter && (i == 0 || !isDigit(c) && c != '+' && c != '-' && c != '.') {
+			return false
+		}
+	}
+	return found && scheme != "" && printable(s)
+}
+
+// printable reports whether s has no character at or under U+0020.
+func printable(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' })
+}
+
+// validDate reports whether s is a day of the calendar, YYYY-MM-DD.
+func validDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil && len(s) == 10 && isDigit(s[0])
+}
+
+// validDateTime reports whether s is a date-time as RFC 3339 writes one:
+// a date (see validDate), T, hh:mm:ss (hours under 24, minutes and
+// seconds under 60), maybe a fraction (.digits), then Z or an offset,
+// +hh:mm or -hh:mm.
+func validDateTime(s string) bool {
+	two := func(s string, under int) bool { // two digits, under a bound
+		return len(s) == 2 && isDigit(s[0]) && isDigit(s[1]) && int(s[0]-'0')*10+int(s[1]-'0') < under
+	}
+	if len(s) < 20 || !validDate(s[:10]) || s[10] != 'T' || !two(s[11:13], 24) || s[13] != ':' || !two(s[14:16], 60) || s[16] != ':' || !two(s[17:19], 60) {
+		return false
+	}
+	zone := s[19:]
+	if zone[0] == '.' { // a fraction: one digit or more
+		if zone = strings.TrimLeft(zone[1:], "0123456789"); len(zone) == len(s)-20 {
+			return false
+		}
+	}
+	return zone == "Z" || len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && two(zone[1:3], 24) && zone[3] == ':' && two(zone[4:], 60)
 }
 
 // notString returns the JSON type of the first value of the object v
@@ -862,9 +929,9 @@ func toolList(tools []tool) []any {
 		if t.title != "" {
 			entry = append(entry, member{"title", t.title})
 		}
-		entry = append(entry, member{"description", t.description}, member{"inputSchema", schema(t.args)})
+		entry = append(entry, member{"description", t.description}, member{"inputSchema", schema(t.args, false)})
 		if t.output != nil {
-			entry = append(entry, member{"outputSchema", schema(t.output)})
+			entry = append(entry, member{"outputSchema", schema(t.output, false)})
 		}
 		for _, h := range annotations {
 			if v, ok := t.annotations[h]; ok {
@@ -881,18 +948,34 @@ func toolList(tools []tool) []any {
 
 // schema is the JSON Schema of an object whose members are args, each
 // property's members in the order the specification gives a form's (see
-// ask): type, description, bounds, enum, default.
-func schema(args []arg) obj {
+// ask): type, description, bounds, format, choices, default. Titled
+// choices are oneOf (of a list's items, anyOf) const and title; in a
+// 2025-06-18 form (enumNames), an enum and its enumNames.
+func schema(args []arg, enumNames bool) obj {
 	props, required := obj{}, []string{}
 	for _, a := range args {
-		p := slices.Clone(kinds[a.kind].schema)
+		p, choices := slices.Clone(kinds[a.kind].schema), obj{{"enum", a.choices}}
+		switch {
+		case a.titles != nil && enumNames:
+			choices = append(choices, member{"enumNames", a.titles})
+		case a.titles != nil:
+			titled := []any{}
+			for i, c := range a.choices {
+				titled = append(titled, obj{{"const", c}, {"title", a.titles[i]}})
+			}
+			if choices = (obj{{"oneOf", titled}}); a.kind == "strings" {
+				choices[0].name = "anyOf"
+			}
+		}
 		switch {
 		case a.kind == "object":
-			p = schema(a.args)
+			p = schema(a.args, false)
 		case a.kind == "objects":
-			p = obj{{"type", "array"}, {"items", schema(a.args)}}
+			p = obj{{"type", "array"}, {"items", schema(a.args, false)}}
+		case a.choices != nil && a.kind == "strings" && a.titles == nil:
+			p = obj{{"type", "array"}, {"items", slices.Insert(choices, 0, member{"type", "string"})}}
 		case a.choices != nil && a.kind == "strings":
-			p = obj{{"type", "array"}, {"items", obj{{"type", "string"}, {"enum", a.choices}}}}
+			p = obj{{"type", "array"}, {"items", choices}}
 		}
 		if a.description != "" {
 			p = append(p, member{"description", a.description})
@@ -903,8 +986,8 @@ func schema(args []arg) obj {
 				p = append(p, member{kinds[a.kind].bounds[i], b})
 			}
 		}
-		if a.choices != nil && a.kind != "strings" {
-			p = append(p, member{"enum", a.choices})
+		if p = append(p, member{"format", unlessEmpty(a.format)}); a.choices != nil && a.kind != "strings" {
+			p = append(p, choices...)
 		}
 		if props = append(props, member{a.name, append(p, member{"default", a.def})}); !a.optional {
 			required = append(required, a.name)
@@ -933,14 +1016,14 @@ func checkCatalogue(tools []tool, resources []resource) error {
 				return fmt.Errorf("tool %q: the annotation %q is not one of %s", t.name, h, strings.Join(annotations, ", "))
 			}
 		}
-		for i, a := range t.args {
-			if err := a.check(!slices.ContainsFunc(t.args[:i], func(o arg) bool { return o.name == a.name })); err != "" {
-				return fmt.Errorf("tool %q, argument %q: %s", t.name, a.name, err)
-			}
+		if name, err := checkArgs(t.args, false); err != "" {
+			return fmt.Errorf("tool %q, argument %q: %s", t.name, name, err)
+		} else if name, err := checkArgs(t.output, false); err != "" {
+			return fmt.Errorf("tool %q, output %q: %s", t.name, name, err)
 		}
-		for i, a := range t.output {
-			if err := a.check(!slices.ContainsFunc(t.output[:i], func(o arg) bool { return o.name == a.name })); err != "" || a.def != nil || a.kind == "object" || a.kind == "objects" || a.kind == "map" {
-				return fmt.Errorf("tool %q, output %q: %s", t.name, a.name, cmp.Or(err, "an output has no default, and is not an object or a map"))
+		for _, a := range t.output {
+			if a.def != nil || a.kind == "object" || a.kind == "objects" || a.kind == "map" {
+				return fmt.Errorf("tool %q, output %q: an output has no default, and is not an object or a map", t.name, a.name)
 			}
 		}
 	}
@@ -954,10 +1037,22 @@ func checkCatalogue(tools []tool, resources []resource) error {
 	return nil
 }
 
+// checkArgs returns the first of args that has a mistake, and what it is
+// (see arg.check); inForm: they are a question's fields.
+func checkArgs(args []arg, inForm bool) (name, fault string) {
+	for i, a := range args {
+		if fault := a.check(!slices.ContainsFunc(args[:i], func(o arg) bool { return o.name == a.name }), inForm); fault != "" {
+			return a.name, fault
+		}
+	}
+	return "", ""
+}
+
 // check returns what is wrong with a, given whether its name is its own
-// (not used twice), or "": its name, kind, choices, bounds or default,
-// each as tools/list must write it and a call be checked against it.
-func (a arg) check(own bool) string {
+// (not used twice) and whether it is a question's field, or "": its name,
+// kind, choices, bounds or default, each as tools/list or a form must
+// write it and a call or an answer be checked against it.
+func (a arg) check(own, inForm bool) string {
 	_, known := kinds[a.kind]
 	lo, hi := a.bounds()
 	switch {
@@ -973,8 +1068,14 @@ func (a arg) check(own bool) string {
 		return "choices are one or more strings, of a string or a list of strings"
 	case len(slices.Compact(slices.Sorted(slices.Values(a.choices)))) < len(a.choices):
 		return "a choice is given twice"
-	case slices.ContainsFunc(append([]string{a.name}, a.choices...), func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) }):
-		return "a name or a choice is valid UTF-8, without U+FFFD, which a line's invalid bytes read as"
+	case a.titles != nil && len(a.titles) != len(a.choices):
+		return "titles are one for each choice"
+	case slices.ContainsFunc(slices.Concat([]string{a.name}, a.choices, a.titles), func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) }):
+		return "a name, a choice or a title is valid UTF-8, without U+FFFD, which a line's invalid bytes read as"
+	case inForm && !slices.Contains([]string{"string", "number", "integer", "boolean"}, a.kind) && (a.kind != "strings" || a.choices == nil):
+		return "a form holds strings, numbers, integers, booleans and lists of choices"
+	case a.format != "" && (!inForm || a.kind != "string" || a.choices != nil || formats[a.format].valid == nil):
+		return "a format (email, uri, date or date-time) is a question's, of a string field without choices: JSON Schema takes it for a note, not a rule"
 	case (a.min != nil || a.max != nil) && known && kinds[a.kind].bounds[0] == "":
 		return fmt.Sprintf("%s has no bounds", withArticle(kinds[a.kind].noun))
 	case a.args != nil && a.kind != "object" && a.kind != "objects":
@@ -990,10 +1091,8 @@ func (a arg) check(own bool) string {
 	case a.def != nil && fmt.Sprintf("%T", a.def) != kinds[a.kind].goType:
 		return fmt.Sprintf("the default %#v (%T) is not a %s, as a %s argument reads", a.def, a.def, kinds[a.kind].goType, a.kind)
 	case a.def == nil:
-		for i, sub := range a.args {
-			if err := sub.check(!slices.ContainsFunc(a.args[:i], func(o arg) bool { return o.name == sub.name })); err != "" {
-				return fmt.Sprintf("argument %q: %s", sub.name, err)
-			}
+		if name, err := checkArgs(a.args, false); err != "" {
+			return fmt.Sprintf("argument %q: %s", name, err)
 		}
 	default:
 		f, _ := a.def.(float64)

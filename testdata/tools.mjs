@@ -28,9 +28,27 @@ export const zero = { string: "", number: 0, integer: 0, boolean: false, strings
 const SAFE = 2 ** 53 - 1;
 export const boundNames = { string: ["minLength", "maxLength"], number: ["minimum", "maximum"], integer: ["minimum", "maximum"],
   strings: ["minItems", "maxItems"], numbers: ["minItems", "maxItems"], objects: ["minItems", "maxItems"] };
+// formats are a question's string formats: what a fault calls each, and
+// which texts are valid (as the README states the rules).
+const printable = (s) => [...s].every((c) => c > " ");
+const isDate = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !isNaN(Date.parse(s + "T00:00:00Z")) && new Date(s + "T00:00:00Z").toISOString().slice(0, 10) === s;
+export const formats = {
+  email: ["email address", (s) => {
+    const at = s.indexOf("@"), parts = s.slice(at + 1).split(".");
+    return at > 0 && !s.slice(at + 1).includes("@") && parts.length > 1 && parts.every((p) => p !== "") && printable(s);
+  }],
+  uri: ["URI", (s) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && printable(s)],
+  date: ["date (YYYY-MM-DD)", isDate],
+  "date-time": ["date-time (RFC 3339)", (s) => {
+    const m = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/.exec(s);
+    return m !== null && isDate(m[1]);
+  }],
+};
+// titled is a's choices with their titles, as oneOf or anyOf holds them.
+export const titled = (a) => a.choices.map((c, i) => ({ const: c, title: a.titles[i] }));
 export const bounds = (a) => [a.min ?? (a.kind === "integer" ? -SAFE : -Infinity), a.max ?? (a.kind === "integer" ? SAFE : Infinity)];
 export function what(a, withArticle) {
-  const noun = withArticle ? article(kinds[a.kind][1]) : kinds[a.kind][1];
+  const noun = (withArticle ? article : (w) => w)(a.format ? formats[a.format][0] : kinds[a.kind][1]);
   if (!a.choices) return noun;
   const quoted = a.choices.map((c) => JSON.stringify(c)).join(", ");
   return a.kind === "strings" ? noun + ", each one of " + quoted : "one of " + quoted;
@@ -54,6 +72,7 @@ export function fault(a, v) {
     n = v.length;
   } else if (got !== a.kind) return want + ", got " + got;
   else if (a.choices && !a.choices.includes(v)) return want + ", got " + JSON.stringify(v);
+  else if (a.format && !formats[a.format][1](v)) return want + ", got " + JSON.stringify(v);
   else if (got === "string") n = [...v].length;
   else if (got === "number") n = v;
   else return "";
@@ -127,12 +146,12 @@ function schema(args) {
   const props = {}, required = [];
   for (const a of args) {
     let p = a.kind === "object" ? schema(a.args) : a.kind === "objects" ? { type: "array", items: schema(a.args) } : { ...kinds[a.kind][0] };
-    if (a.choices && a.kind === "strings") p = { type: "array", items: { type: "string", enum: a.choices } };
+    if (a.choices && a.kind === "strings") p = { type: "array", items: a.titles ? { anyOf: titled(a) } : { type: "string", enum: a.choices } };
     if (a.description) p.description = a.description; // as the specification orders a form's members
     const [lo, hi] = bounds(a);
     if (lo !== -Infinity) p[boundNames[a.kind][0]] = lo;
     if (hi !== Infinity) p[boundNames[a.kind][1]] = hi;
-    if (a.choices && a.kind !== "strings") p.enum = a.choices;
+    if (a.choices && a.kind !== "strings") Object.assign(p, a.titles ? { oneOf: titled(a) } : { enum: a.choices });
     if (a.def !== undefined) p.default = a.def;
     props[a.name] = p;
     if (!a.optional) required.push(a.name);

@@ -15,7 +15,7 @@
 // which holds them as they came, is the same text here.
 import { readFileSync } from "node:fs";
 import { createHash, createHmac } from "node:crypto";
-import { arg, fault, what, zero, bounds, boundNames, type } from "../tools.mjs";
+import { arg, fault, what, zero, bounds, boundNames, type, titled } from "../tools.mjs";
 
 const declined = "the user declined", dismissed = "the user dismissed the question";
 const cannotAsk = "the client cannot ask the user";
@@ -75,6 +75,21 @@ const tools = {
     const r = yield ask(`Sure? (${++fickleRuns})`);
     return r.error ? [r.error, true] : ["sure", false];
   },
+  survey: function* () {
+    const r = yield ask("About your order", arg("size", "string", { choices: ["s", "m", "l"], titles: ["Small", "Medium", "Large"] }),
+      arg("extras", "strings", { choices: ["ice", "lemon"], max: 2, optional: true }),
+      arg("toppings", "strings", { choices: ["nuts", "cream", "fudge"], titles: ["Nuts", "Whipped cream", "Hot fudge"], min: 1, max: 2, optional: true, def: ["cream"] }),
+      arg("email", "string", { format: "email", description: "for the receipt" }), arg("site", "string", { format: "uri", optional: true }),
+      arg("day", "string", { format: "date", optional: true }), arg("at", "string", { format: "date-time", min: 20, optional: true }));
+    if (r.error) return [r.error, true];
+    const a = r.answer;
+    return [`size=${a.size} extras=${a.extras.join("|")} toppings=${a.toppings.join("|")} email=${a.email} site=${a.site} day=${a.day} at=${a.at}`, false];
+  },
+  pick: function* () {
+    const r = yield ask("Which size, and when?", arg("size", "string", { choices: ["s", "l"], titles: ["Small", "Large"], optional: true, def: "l" }),
+      arg("day", "string", { format: "date" }));
+    return r.error ? [r.error, true] : [`size=${r.answer.size} day=${r.answer.day}`, false];
+  },
   list: function* () {
     yield ask("Which?", arg("which", "strings")); // a form cannot hold it: a panic
   },
@@ -87,15 +102,19 @@ if ((process.argv[2] ?? "").includes("recipe/")) tools.delete = function* (a) {
   return r.error ? [r.error, true] : ["Deleted " + a.paths.join(", "), false];
 };
 
-// form is a question's requestedSchema.
-function form(fields) {
+// form is a question's requestedSchema; oldForms, in 2025-06-18's
+// shapes, whose titled choices are an enum and its enumNames.
+function form(fields, oldForms) {
   const properties = {}, required = [];
   for (const a of fields) {
-    const p = { type: a.kind }, [lo, hi] = bounds(a);
+    const p = { type: a.kind === "strings" ? "array" : a.kind }, [lo, hi] = bounds(a);
+    if (a.kind === "strings") p.items = a.titles ? { anyOf: titled(a) } : { type: "string", enum: a.choices };
     if (a.description) p.description = a.description;
     if (lo !== -Infinity) p[boundNames[a.kind][0]] = lo;
     if (hi !== Infinity) p[boundNames[a.kind][1]] = hi;
-    if (a.choices) p.enum = a.choices;
+    if (a.format) p.format = a.format;
+    if (a.choices && a.kind !== "strings")
+      Object.assign(p, !a.titles ? { enum: a.choices } : oldForms ? { enum: a.choices, enumNames: a.titles } : { oneOf: titled(a) });
     if (a.def !== undefined) p.default = a.def;
     properties[a.name] = p;
     if (!a.optional) required.push(a.name);
@@ -145,7 +164,7 @@ function flush() {
 }
 
 // A legacy session's state.
-let canAsk = false, asked = 0;
+let canAsk = false, asked = 0, agreed = "";
 const canAskWith = (caps) => type(caps?.elicitation) === "object" && (Object.hasOwn(caps.elicitation, "form") || !Object.hasOwn(caps.elicitation, "url"));
 
 // run runs tool for the request req, in a legacy session (entry, its place
@@ -155,10 +174,11 @@ function step(call, sent) {
     if (next.done) return finish(call, next.value);
     const q = next.value;
     if (!q) return; // it waits
-    if (!q.fields.every((a) => formKinds.includes(a.kind))) return finish(call, undefined, internal);
-    const question = { message: q.message, requestedSchema: form(q.fields) };
+    if (!q.fields.every((a) => formKinds.includes(a.kind) || a.kind === "strings" && a.choices)) return finish(call, undefined, internal);
+    const question = { message: q.message, requestedSchema: form(q.fields, call.oldForms) };
     const key = q.name ?? "ask-" + (call.n + 1), thisRound = [key, digest(JSON.stringify(question))], r = call.rounds[call.n];
     if (!call.canAsk) sent = { error: cannotAsk };
+    else if (call.oldForms && q.fields.some((a) => a.kind === "strings")) sent = { error: cannotAsk + ": 2025-06-18 forms have no list of choices" };
     else if (call.modern && !call.pending && r && r[0] === key && r[1] === thisRound[1] && r.length === 3) sent = read(r[2], q.fields);
     else if (call.modern) {
       call.pending ??= { resultType: "input_required", inputRequests: { [key]: { method: "elicitation/create", params: question } },
@@ -269,6 +289,7 @@ function request(req, inBatch) {
   if (req.method === "initialize") {
     const v = req.params.protocolVersion;
     canAsk = ["2025-06-18", "2025-11-25"].includes(v) && canAskWith(req.params.capabilities);
+    agreed = v;
     entry.reply = { jsonrpc: "2.0", id: req.id, result: { protocolVersion: v, capabilities: { tools: {}, resources: {} }, serverInfo: { name: "shipcode-mcp", version: "0.1.0" } } };
   } else if (req.method === "ping") entry.reply = { jsonrpc: "2.0", id: req.id, result: {} };
   else {
@@ -276,7 +297,7 @@ function request(req, inBatch) {
     if (error) entry.reply = { jsonrpc: "2.0", id: req.id, error };
     else {
       const call = { id: req.id, name: p.name, args: p.arguments ?? {}, entry, modern, rounds, n: 0, gen: tools[p.name](p.arguments ?? {}),
-        canAsk: !inBatch && (modern ? canAskWith(meta["io.modelcontextprotocol/clientCapabilities"]) : canAsk) };
+        canAsk: !inBatch && (modern ? canAskWith(meta["io.modelcontextprotocol/clientCapabilities"]) : canAsk), oldForms: !modern && agreed === "2025-06-18" };
       calls.push(call);
       return step(call, undefined);
     }

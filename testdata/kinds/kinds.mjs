@@ -49,4 +49,8 @@ serve([
   { name: "bare", description: "Return an embedded resource and no text", args: [],
     run: () => ({ noText: true, items: [["embed", "test://embedded-resource", "text/plain", "This is an embedded resource content."]] }) },
   { name: "empty", description: "Return no content at all", args: [], run: () => ({ noText: true }) },
+  { name: "titled", description: "Show titled choices as read", args: [
+      arg("mode", "string", { choices: ["r", "w"], titles: ["Read", "Write"], description: "how to open" }),
+      arg("tags", "strings", { choices: ["a", "b", "c"], titles: ["Alpha", "Beta", "Gamma"], max: 2, optional: true, def: ["a"] }),
+    ], run: (a) => [`mode=${a.mode} tags=${a.tags.join("|")}`, false] },
 ]);
