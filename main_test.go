@@ -2498,9 +2498,13 @@ func TestCatalogue(t *testing.T) {
 		{"name an array index", bad(func(t *tool) { t.args = []arg{{name: "0", kind: "number"}} }), nil, "a name of digits is put first by JavaScript"},
 		{"name U+FFFD", bad(func(t *tool) { t.args = []arg{{name: "a\uFFFD", kind: "number"}} }), nil, "without U+FFFD"},
 		{"choice not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"\xff"}}} }), nil, "valid UTF-8"},
-		{"titles not one a choice", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f"}, titles: []string{"C"}}} }), nil, "titles are one for each choice"},
+		{"titles not one a choice", bad(func(t *tool) {
+			t.args = []arg{{name: "c", kind: "string", choices: []string{"c", "f"}, titles: []string{"C"}}}
+		}), nil, "titles are one for each choice"},
 		{"titles without choices", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", titles: []string{"C"}}} }), nil, "titles are one for each choice"},
-		{"title not UTF-8", bad(func(t *tool) { t.args = []arg{{name: "c", kind: "string", choices: []string{"c"}, titles: []string{"\xff"}}} }), nil, "valid UTF-8"},
+		{"title not UTF-8", bad(func(t *tool) {
+			t.args = []arg{{name: "c", kind: "string", choices: []string{"c"}, titles: []string{"\xff"}}}
+		}), nil, "valid UTF-8"},
 		{"a format of an argument", bad(func(t *tool) { t.args = []arg{{name: "e", kind: "string", format: "email"}} }), nil, "a format (email, uri, date or date-time) is a question's"},
 		{"a format of an output", bad(func(t *tool) { t.output = []arg{{name: "e", kind: "string", format: "date"}} }), nil, "a format (email, uri, date or date-time) is a question's"},
 		{"URI used twice", nil, []resource{demoResource, demoResource}, "the URI is used twice"},
