@@ -81,6 +81,7 @@ type request struct {
 type params struct {
 	name, arguments, uri, cursor, protocolVersion, capabilities value
 	requestID, inputResponses, requestState, meta               value
+	ref, argument, context                                      value // completion/complete's
 	metaVersion, metaCaps, progressToken                        value // of _meta
 }
 
@@ -154,6 +155,12 @@ func (p *params) member(name []byte) (*value, byte) {
 		return &p.inputResponses, 0
 	case "requestState":
 		return &p.requestState, 0
+	case "ref":
+		return &p.ref, 0
+	case "argument":
+		return &p.argument, 0
+	case "context":
+		return &p.context, 0
 	case "_meta":
 		p.metaVersion, p.metaCaps, p.progressToken = value{}, value{}, value{}
 		return &p.meta, 'm'
@@ -187,13 +194,23 @@ const (
 	serverVersion = "0.1.0"
 )
 
-// serverInfo and capabilities are members of initialize's and
-// server/discover's results; empty is ping's, made once.
+// serverInfo is a member of initialize's and server/discover's results
+// (see capabilities for the other); empty is ping's, made once.
 var (
-	serverInfo       = obj{{"name", serverName}, {"version", serverVersion}}
-	capabilities     = obj{{"tools", obj{}}, {"resources", obj{}}}
-	empty        any = obj{}
+	serverInfo     = obj{{"name", serverName}, {"version", serverVersion}}
+	empty      any = obj{}
 )
+
+// capabilities is what mcp declares in version: tools and resources, and
+// completions if a template completes its variables (see handleComplete),
+// but in 2024-11-05, which has no such capability.
+func (s *server) capabilities(version string) obj {
+	caps := obj{{"tools", obj{}}, {"resources", obj{}}}
+	if s.completes && version != "2024-11-05" {
+		caps = append(caps, member{"completions", obj{}})
+	}
+	return caps
+}
 
 // Protocol versions. A request whose _meta names modernVersion is answered
 // in its shapes; every other in the legacy ones, whether or not initialize
@@ -246,8 +263,9 @@ var methods = []struct {
 	}},
 	{"subscriptions/listen", modern, handleListen},
 	// Answered in either era, in its only shape, 2026-07-28's.
-	{"server/discover", both, func(*server, *request) decision {
-		return decide(obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", capabilities},
+	{"completion/complete", both, handleComplete},
+	{"server/discover", both, func(s *server, _ *request) decision {
+		return decide(obj{{"resultType", "complete"}, {"supportedVersions", supportedVersions}, {"capabilities", s.capabilities(modernVersion)},
 			{"_meta", obj{{"io.modelcontextprotocol/serverInfo", serverInfo}}}, {"ttlMs", 3600000}, {"cacheScope", "public"}}, nil)
 	}},
 }
@@ -331,7 +349,7 @@ func handleInitialize(s *server, req *request) decision {
 		v = pv.text()
 	}
 	s.agreed, s.canAsk = v, v >= "2025-06-18" && canAsk(req.p.capabilities)
-	return decide(obj{{"protocolVersion", v}, {"capabilities", capabilities}, {"serverInfo", serverInfo}}, nil)
+	return decide(obj{{"protocolVersion", v}, {"capabilities", s.capabilities(v)}, {"serverInfo", serverInfo}}, nil)
 }
 
 // listReply answers a list method with its list. We never paginate, so

@@ -136,6 +136,7 @@ type server struct {
 	toolList                   []any
 	resourceList, templateList []any          // resources' list entries,
 	readResults                []map[bool]any // and each fixed one's reads, legacy and 2026-07-28
+	completes                  bool           // a template completes its variables (see handleComplete)
 	log                        *logger
 	ctx                        context.Context         // every call's context is made from it;
 	stop                       context.CancelCauseFunc // the first signal ends it (errStopped)
@@ -245,6 +246,7 @@ func newServer(r io.Reader, w io.Writer, max int, tools []tool) *server {
 	s := &server{max: max, tools: tools, toolList: toolList(tools), subIndex: map[string]int{}, eof: make(chan struct{})}
 	s.calls, s.asking = map[string]*call{}, map[string]*question{}
 	s.resourceList, s.templateList, s.readResults = resourceLists(resources)
+	s.completes = slices.ContainsFunc(resources, func(r resource) bool { return r.complete != nil })
 	s.ctx, s.stop = context.WithCancelCause(context.Background())
 	s.in = newLineReader(func(p []byte) (int, error) { return s.read(r, p) }, max)
 	s.out = bufio.NewWriterSize(w, 64<<10)

@@ -199,6 +199,9 @@ var testResources = map[string][]resource{
 			}
 			return "path=" + vars["path"], nil
 		}},
+		{uri: "repo://{owner}/{name}", name: "Repository", read: func(_ context.Context, vars map[string]string) (string, error) {
+			return vars["owner"] + "/" + vars["name"], nil
+		}, complete: completeRepo},
 	},
 	"slow": {{uri: "slow://wait", name: "Slow", read: func(ctx context.Context, _ map[string]string) (string, error) {
 		<-ctx.Done()
@@ -219,6 +222,37 @@ var (
 	}
 	demoResource = resource{uri: "memo://welcome", name: "Welcome memo", mimeType: "text/plain", text: "Welcome to Shipcode MCP."}
 )
+
+// completeRepo completes repo://{owner}/{name} as resources.mjs does:
+// owners by prefix; names by prefix, of the owner given, or of 150 made
+// up; "slow" waits for its time limit, "boom" fails, "panic" panics.
+func completeRepo(ctx context.Context, name, value string, vars map[string]string) ([]string, error) {
+	switch value {
+	case "slow":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case "boom":
+		return nil, errors.New("no index")
+	case "panic":
+		panic("completion")
+	}
+	all := []string{"anna", "ann", "bob", "zoë"}
+	if name == "name" && vars["owner"] == "anna" {
+		all = []string{"alpha", "atlas", "beta"}
+	} else if name == "name" {
+		all = nil
+		for i := range 150 {
+			all = append(all, fmt.Sprintf("r%03d", i))
+		}
+	}
+	var values []string
+	for _, v := range all {
+		if strings.HasPrefix(v, value) {
+			values = append(values, v)
+		}
+	}
+	return values, nil
+}
 
 // readNothing is a resource's read that reads nothing.
 func readNothing(context.Context, map[string]string) (string, error) { return "", nil }

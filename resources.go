@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // resource is one resource, or, if its uri has {name} variables (RFC 6570
@@ -27,6 +28,11 @@ type resource struct {
 	// whose message ends with its text; ctx is done as a tool's is.
 	read func(ctx context.Context, vars map[string]string) (string, error)
 	blob bool // read returns bytes, written base64 as "blob"
+	// complete returns, for a template, the values its variable name may
+	// take that start with, or match, value, as typed so far, best first;
+	// vars are the template's other variables the client has given. ctx
+	// ends after completeTimeout (see handleComplete).
+	complete func(ctx context.Context, name, value string, vars map[string]string) ([]string, error)
 }
 
 // resources is the catalogue, in resources/list order.
@@ -167,6 +173,8 @@ func checkResource(r resource) string {
 		return "a template, or a resource of bytes, is read by a read function"
 	case r.read != nil && r.text != "":
 		return "a resource has either text or a read function"
+	case r.complete != nil && !isTemplate(r.uri):
+		return "complete is a template's"
 	}
 	return checkTemplate(r.uri)
 }
@@ -190,4 +198,76 @@ func checkTemplate(uri string) string {
 		}
 	}
 	return ""
+}
+
+// completeTimeout is how long a template's complete may take; then its
+// ctx ends (errTimedOut). maxValues is how many values a completion has.
+const (
+	completeTimeout = time.Second
+	maxValues       = 100
+)
+
+// handleComplete answers completion/complete for a variable of a
+// template: the values its complete function gives, the first
+// maxValues, how many in all, and whether there are more; none if it has
+// no such function. Each runs on the loop, the lines after it waiting:
+// one at a time, each at most completeTimeout, which is the rate limit.
+// Without a template that completes, it is Method not found.
+func handleComplete(s *server, req *request) decision {
+	p := &req.p
+	ref, argument, given := p.ref, p.argument, p.context.get("arguments")
+	name, value := argument.get("name"), argument.get("value")
+	switch {
+	case !s.completes:
+		return decide(nil, errMethodNotFound)
+	case ref.kind() != '{':
+		return decide(nil, invalidParams("params.ref", ref, "an object"))
+	case ref.get("type").is("ref/prompt"):
+		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown prompt: mcp serves no prompts"})
+	case !ref.get("type").is("ref/resource") || ref.get("uri").kind() != '"':
+		return decide(nil, invalidParams("params.ref", ref, `{"type":"ref/resource","uri":TEMPLATE}`))
+	case name.kind() != '"' || value.kind() != '"':
+		return decide(nil, invalidParams("params.argument", argument, `{"name":NAME,"value":TEXT}`))
+	case p.context.exists() && p.context.kind() != '{' || given.exists() && (given.kind() != '{' || notString(given) != ""):
+		return decide(nil, invalidParams("params.context", p.context, `{"arguments":{NAME:TEXT...}}`))
+	}
+	uri := ref.get("uri").text()
+	i := slices.IndexFunc(resources, func(r resource) bool { return r.uri == uri && isTemplate(uri) })
+	if i < 0 {
+		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown resource template: " + uri})
+	} else if !slices.Contains(variables(uri), name.text()) {
+		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown variable of " + uri + ": " + name.text()})
+	}
+	vars := map[string]string{}
+	for k, v := range given.items() {
+		if k.text() != name.text() && slices.Contains(variables(uri), k.text()) {
+			vars[k.text()] = v.text()
+		}
+	}
+	var values []string
+	if complete := resources[i].complete; complete != nil {
+		ctx, cancel := context.WithTimeoutCause(s.ctx, completeTimeout, errTimedOut)
+		defer cancel()
+		var err error
+		if values, err = complete(ctx, name.text(), value.text(), vars); context.Cause(ctx) == errTimedOut {
+			err = fmt.Errorf("it did not finish within its time limit of %v", completeTimeout)
+		}
+		if err != nil {
+			return decide(nil, &rpcError{code: codeInternalError, message: "Could not complete " + name.text() + ": " + err.Error()})
+		}
+	}
+	result := obj{{"completion", obj{{"values", values[:min(len(values), maxValues)]}, {"total", len(values)}, {"hasMore", len(values) > maxValues}}}}
+	if req.modern {
+		result = slices.Insert(result, 0, member{"resultType", "complete"})
+	}
+	return decide(result, nil)
+}
+
+// variables returns the names of the variables of a template, valid (see
+// checkTemplate), in order.
+func variables(template string) (names []string) {
+	for _, part := range strings.Split(template, "{")[1:] {
+		names = append(names, part[:strings.IndexByte(part, '}')])
+	}
+	return names
 }
