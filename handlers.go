@@ -174,6 +174,12 @@ func (r *request) response() bool {
 	return !r.method.exists() && (r.result.exists() || r.error.exists())
 }
 
+// owesReply reports whether r gets a reply: it is neither a client's
+// response nor a valid notification.
+func (r *request) owesReply() bool {
+	return !r.response() && (r.id.exists() || r.method.kind() != '"' || !r.jsonrpc.is("2.0"))
+}
+
 // valid reports whether r is a request or a notification: "jsonrpc":
 // "2.0", a method that is a string, and an id, if any, a string or a
 // number; if the id is not, r's is none, and its reply's null.

@@ -310,6 +310,9 @@ func (s *server) loop() {
 			}
 			continue
 		}
+		if s.req.inBatch && !s.direct && s.req.owesReply() && s.busy() {
+			s.room() // a batch's replies, one line, cannot be refused one by one (see busy)
+		}
 		if c, in := s.answer(&s.req); c != nil && !s.runInline(c, in) {
 			return
 		}
@@ -351,9 +354,7 @@ func (s *server) readLine() bool {
 		s.log.printf("mcp: - id=null error %d", codeInvalidRequest)
 		s.reply(value{}, nil, errInvalidRequest)
 	default:
-		if s.line = (line{d: d, batch: true, at: skipSpace(b, v.start+1)}); !s.direct && s.busy() && hasRequest(v) {
-			s.room() // its replies, one line, cannot be refused one by one (see busy)
-		}
+		s.line = line{d: d, batch: true, at: skipSpace(b, v.start+1)}
 		return true
 	}
 	s.line = line{}
@@ -377,17 +378,6 @@ type line struct {
 	batch  bool
 	opened bool // the batch's reply array has its place (see owes)
 	at     int  // the index in d of the batch's next element, or -1; 0 once a message's is returned
-}
-
-// hasRequest reports whether a batch has a request in it: an element
-// with a method and an id.
-func hasRequest(batch value) bool {
-	for _, item := range batch.items() {
-		if item.get("method").exists() && item.get("id").exists() {
-			return true
-		}
-	}
-	return false
 }
 
 // next reads the line's next message into req (see doc.parse), if any.
@@ -499,19 +489,21 @@ func (s *server) holding() int {
 
 // reply makes the reply to a request the loop answers now: written at
 // once if nothing is owed before it and the pen is free (see direct),
-// else owed after what is. A refusal (errBusy) is written at once.
+// else owed after what is. A refusal (errBusy), and any error while
+// owed holds maxHeld, is written at once, out of turn: held no more.
 func (s *server) reply(id value, result any, err *rpcError) {
 	if s.direct || s.takePen() {
 		s.emitDirect(id, result, err)
 		return
 	}
 	b := render(func(w *bufio.Writer) { writeReply(w, id, result, err) })
-	if err != errBusy {
-		s.place(slot{kind: 'r', reply: b})
-		return
-	}
 	s.mu.Lock()
-	s.note(b, false)
+	if err == errBusy || err != nil && s.holding() >= maxHeld {
+		s.note(b, false)
+	} else {
+		s.owed, s.held = append(s.owed, slot{kind: 'r', reply: b}), s.held+cap(b)
+		s.move()
+	}
 	s.mu.Unlock()
 }
 
@@ -537,12 +529,13 @@ func (s *server) place(sl slot) {
 	}
 }
 
-// takePen makes the loop direct, if nothing is owed and the pen is free:
-// it holds the pen from now on, and writes first what is ready.
+// takePen makes the loop direct, if nothing is owed or waits for a
+// batch's array to end, and the pen is free: it holds the pen from now
+// on, and writes first what is ready.
 func (s *server) takePen() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.owed) > 0 || s.pen {
+	if len(s.owed) > 0 || s.pen || len(s.later) > 0 {
 		return false
 	}
 	s.pen, s.direct = true, true
@@ -644,20 +637,24 @@ func (s *server) move() {
 	if n > 0 {
 		clear(s.owed[:n])
 		s.owed, s.written, s.first = s.owed[n:], s.written+n, max(0, s.first-n)
+		if cap(s.owed) > 2*len(s.owed)+64 { // holding counts its places: those spare go
+			s.owed = slices.Clone(s.owed)
+		}
 	}
 	if s.held < 0 || s.waitCost < 0 {
 		panic(fmt.Sprintf("mcp: held %d, waiting %d: miscounted", s.held, s.waitCost))
 	}
 }
 
-// room waits, for a batch with requests in it, while owed holds maxHeld
-// or unwritten is as much, until calls return or the pen writes: the one
-// wait of reading past maxHeld, as a batch's replies, one line, cannot be
-// refused one by one.
+// room waits, before an element of a batch that owes a reply, while owed
+// holds maxHeld or unwritten is as much, until calls return or the pen
+// writes: the one wait of reading past maxHeld, as a batch's replies, one
+// line, cannot be refused one by one; but not while a question waits,
+// whose answer, read later, may be what the calls wait for.
 func (s *server) room() {
 	s.drain()
 	s.mu.Lock()
-	for (s.holding() >= maxHeld || s.unwritten >= maxHeld) && s.err == nil {
+	for (s.holding() >= maxHeld || s.unwritten >= maxHeld) && s.err == nil && len(s.asking) == 0 {
 		s.changed.Wait()
 	}
 	s.mu.Unlock()
@@ -918,6 +915,9 @@ func (c *call) adopt(from *doc, in *arguments) {
 	to(&c.args)
 	if c.x != nil {
 		to(&c.x.token)
+		for i := range c.x.rounds {
+			to(&c.x.rounds[i].answer)
+		}
 	}
 	for i := range in.first {
 		to(&in.first[i])
@@ -962,6 +962,9 @@ func (s *server) runInline(c *call, in arguments) bool {
 		c.own(in)
 		if s.waiting, s.waitCost, c.place = s.waiting+1, s.waitCost+cost, s.written+len(s.owed); s.calls[c.id.key()] == nil {
 			s.calls[c.id.key()] = c // a cancel ends the call running of an id first
+		}
+		if s.direct { // the pen, and what the loop wrote with it, which the next drain writes
+			s.pen = false
 		}
 		s.owed, s.direct = append(s.owed, slot{kind: 'r', call: c}), false
 		s.mu.Unlock()
@@ -1066,6 +1069,14 @@ func (s *server) detach(c *call) {
 // result or error: a panic is Internal error, and the session goes on.
 // Its context ends as it returns (errReturned), if it has not.
 func (s *server) run(c *call, in arguments) (result any, err *rpcError) {
+	if c.tool != nil && c.tool.timeout > 0 { // its stop runs after the end below: the cause stays errReturned
+		ctx := c.context()
+		var stop context.CancelFunc
+		c.mu.Lock()
+		c.cx.ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
+		c.mu.Unlock()
+		defer stop()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = nil, errInternal
@@ -1076,14 +1087,6 @@ func (s *server) run(c *call, in arguments) (result any, err *rpcError) {
 		c.mu.Unlock()
 		c.end(errReturned)
 	}()
-	if c.tool != nil && c.tool.timeout > 0 {
-		ctx := c.context()
-		var stop context.CancelFunc
-		c.mu.Lock()
-		c.cx.ctx, stop = context.WithTimeoutCause(ctx, c.tool.timeout, errTimedOut)
-		c.mu.Unlock()
-		defer stop()
-	}
 	if c.res != nil {
 		return c.read((*callContext)(c))
 	}
@@ -1250,6 +1253,7 @@ func (s *server) report(c *call, done, total float64, message string) {
 	c.mu.Unlock()
 	s.drain()
 	ended := c.context().Done()
+	defer context.AfterFunc(c.context(), func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })()
 	s.mu.Lock() // a tool reporting faster than the client reads waits, while its call runs
 	for s.notes >= maxNotes && s.err == nil && !closed(ended) {
 		s.changed.Wait()
@@ -1300,13 +1304,17 @@ func (s *server) ask(ctx context.Context, c *call, params obj) (value, error) {
 	defer c.asking.Unlock()
 	cctx := c.context()
 	inputEnded := fmt.Errorf("%w: its input ended", errCannotAsk)
+	refused := cmp.Or(context.Cause(ctx), context.Cause(cctx)) // ctx may be c's, whose methods take c.mu
+	c.mu.Lock()                                                // c cannot return, nor the loop write its reply, while its question is sent
 	s.mu.Lock()
-	refused := cmp.Or(context.Cause(ctx), context.Cause(cctx))
-	if refused == nil && s.ended {
+	if refused == nil && c.returned {
+		refused = errReturned
+	} else if refused == nil && s.ended {
 		refused = inputEnded
 	}
 	if refused != nil {
 		s.mu.Unlock()
+		c.mu.Unlock()
 		return value{}, refused
 	}
 	s.asked++
@@ -1316,6 +1324,7 @@ func (s *server) ask(ctx context.Context, c *call, params obj) (value, error) {
 		writeJSON(w, obj{{"jsonrpc", "2.0"}, {"id", q.id}, {"method", "elicitation/create"}, {"params", params}})
 	}), false)
 	s.mu.Unlock()
+	c.mu.Unlock()
 	s.handOff(c) // if the loop runs c: it reads the answer
 	s.drain()
 	var why error // what ended the wait here, if not an answer

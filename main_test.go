@@ -2680,6 +2680,8 @@ func TestUserTools(t *testing.T) {
 // TestMethodsDispatch: every method of the methods table reaches its
 // handler, and no other does (a near miss, a case change).
 func TestMethodsDispatch(t *testing.T) {
+	defer func(r []resource) { resources = r }(resources)
+	resources = testResources["resources"] // with a template that completes, for completion/complete
 	var names []string
 	for _, m := range methods {
 		names = append(names, m.name)
@@ -2689,7 +2691,8 @@ func TestMethodsDispatch(t *testing.T) {
 		if m == "subscriptions/listen" { // 2026-07-28's only
 			meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 		}
-		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","_meta":` + meta + `}`
+		params := `{"name":"add","arguments":{"a":1,"b":2},"uri":"memo://welcome","ref":{"type":"ref/resource","uri":"repo://{owner}/{name}"},` +
+			`"argument":{"name":"owner","value":"a"},"_meta":` + meta + `}`
 		got := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`+"\n")
 		if found := !strings.Contains(got, `"code":-32601`); found != slices.Contains(names, m) {
 			t.Errorf("%s: %s", m, got)
@@ -4467,3 +4470,175 @@ func binaryCost(b *testing.B, line string, runs int) float64 {
 	busy, out := cpu(in)
 	return float64((busy - idle).Nanoseconds()) / float64(max(len(line), out.n))
 }
+
+// ==== The loop's corners, in process ====
+
+// syncBuf is an output a test reads while the server writes it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncBuf) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuf) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }
+
+// inProcess serves catalogue on a pipe in this process: send writes
+// lines, until returns the output once it holds want (failing after
+// hangAfter), and end closes the input and waits for serve.
+type inProcess struct {
+	s    *server
+	in   *io.PipeWriter
+	out  *syncBuf
+	done chan error
+}
+
+func serveInProcess(catalogue []tool) *inProcess {
+	pr, pw := io.Pipe()
+	p := &inProcess{in: pw, out: &syncBuf{}, done: make(chan error, 1)}
+	p.s = newServer(pr, p.out, defaultMaxMessage, catalogue)
+	go func() { p.done <- p.s.serve() }()
+	return p
+}
+
+func (p *inProcess) send(lines string) { io.WriteString(p.in, lines) }
+
+func (p *inProcess) until(t *testing.T, want string) string {
+	t.Helper()
+	for deadline := time.Now().Add(hangAfter); ; time.Sleep(time.Millisecond) {
+		if out := p.out.String(); strings.Contains(out, want) {
+			return out
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no %s in %s", want, clip(out, 300))
+		}
+	}
+}
+
+func (p *inProcess) end(t *testing.T) string {
+	t.Helper()
+	p.in.Close()
+	select {
+	case <-p.done:
+	case <-time.After(hangAfter):
+		t.Fatalf("serve did not return once its input ended; output %s", clip(p.out.String(), 300))
+	}
+	return p.out.String()
+}
+
+// TestLoopCorners: what an independent review of the loop found, each
+// failing before its fix: a call that waits its turn while the loop
+// holds the pen lets go of it (else nothing more is written); a
+// 2026-07-28 retry that runs off the loop reads its own answer; a tool
+// with a time limit still sees errReturned once it returns; a tool
+// waiting to send progress to a client that reads nothing stops waiting
+// when its time limit passes; a batch behind a question's call does not
+// wait for room that only the question's answer, read after it, frees.
+func TestLoopCorners(t *testing.T) {
+	t.Run("waiting from direct", func(t *testing.T) {
+		gate, started := make(chan struct{}), make(chan bool, maxCalls)
+		p := serveInProcess([]tool{{name: "stuck", description: "Wait for the gate", run: func(context.Context, arguments) (string, error) {
+			started <- true
+			<-gate
+			return "late", nil
+		}}, demoTools[1]})
+		var b strings.Builder
+		for i := 1; i <= maxCalls; i++ {
+			b.WriteString(callLine(strconv.Itoa(i), "stuck", "{}") + "\n")
+		}
+		p.send(b.String())
+		for range maxCalls {
+			<-started
+		}
+		b.Reset()
+		for i := 1; i <= maxCalls; i++ {
+			b.WriteString(cancel(strconv.Itoa(i)))
+		}
+		p.send(b.String() + pingLine + "\n") // written at once: the loop holds the pen
+		p.until(t, `"id":"after"`)
+		p.send(echoCall(`"e"`, `"x"`) + "\n" + `{"jsonrpc":"2.0","id":"p","method":"ping"}` + "\n") // the echo waits its turn
+		close(gate)
+		if out := p.end(t); !strings.Contains(out, `"id":"e"`) || !strings.Contains(out, `"id":"p"`) {
+			t.Errorf("replies lost: %s", out)
+		}
+	})
+	t.Run("retry off the loop", func(t *testing.T) {
+		p := serveInProcess(askCatalogue)
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+		first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"twice","arguments":{"what":"A"},` + meta + `}}` + "\n"
+		p.send(first)
+		state := regexp.MustCompile(`"requestState":"([^"]+)"`).FindStringSubmatch(p.until(t, `"requestState"`))[1]
+		retry := strings.Replace(strings.Replace(first, `"id":1`, `"id":3`, 1), `"_meta"`,
+			`"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ann"}}},"requestState":"`+state+`","_meta"`, 1)
+		var b strings.Builder
+		for i := 100; i < 100+maxCalls; i++ { // calls that wait until cancelled: the retry waits its turn
+			b.WriteString(callLine(strconv.Itoa(i), "wait", "{}") + "\n")
+		}
+		p.send(b.String() + retry + pingLine + "\n")
+		b.Reset()
+		for i := 100; i < 100+maxCalls; i++ {
+			b.WriteString(cancel(strconv.Itoa(i)))
+		}
+		p.send(b.String())
+		if out := p.end(t); !strings.Contains(out, `Greet Ann with A?`) {
+			t.Errorf("the retry did not read its own answer: %s", clip(out, 600))
+		}
+	})
+	t.Run("time limit and return", func(t *testing.T) {
+		causes := make(chan error, 1)
+		timed := tool{name: "timed", description: "Watch the cause", timeout: time.Hour, run: func(ctx context.Context, _ arguments) (string, error) {
+			go func() { <-ctx.Done(); causes <- context.Cause(ctx) }()
+			return "ok", nil
+		}}
+		serveWith(t, []tool{timed}, callLine("1", "timed", "{}")+"\n")
+		if cause := <-causes; cause != errReturned {
+			t.Errorf("once run returned, the cause is %v, want errReturned", cause)
+		}
+	})
+	t.Run("progress past the time limit", func(t *testing.T) {
+		returned := make(chan bool)
+		flood := tool{name: "flood", description: "Send progress until ctx ends", timeout: 50 * time.Millisecond,
+			run: func(ctx context.Context, in arguments) (string, error) {
+				for i := 1.0; ctx.Err() == nil; i++ {
+					in.progress(i, 0, strings.Repeat("f", 1<<10))
+				}
+				close(returned)
+				return "", ctx.Err()
+			}}
+		pr, pw := io.Pipe()
+		stuck := make(chan struct{})
+		s := newServer(pr, writerFunc(func(b []byte) (int, error) { <-stuck; return len(b), nil }), defaultMaxMessage, []tool{flood})
+		done := make(chan error, 1)
+		go func() { done <- s.serve() }()
+		io.WriteString(pw, slowCall("1", "flood", "{}", `"t"`))
+		select {
+		case <-returned:
+		case <-time.After(hangAfter):
+			t.Errorf("long after its 50 ms limit, the tool still waits to send progress")
+		}
+		close(stuck)
+		pw.Close()
+		<-done
+	})
+	t.Run("batch behind a question", func(t *testing.T) {
+		p := serveInProcess(askCatalogue)
+		p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+		p.send(callLine("1", "delete", `{"paths":["a.txt"]}`) + "\n")
+		p.until(t, `"id":"ask-1"`)
+		for i := range 5 { // 5 MiB owed behind the call
+			p.send(`{"jsonrpc":"2.0","id":"big` + strconv.Itoa(i) + largeText(1<<20) + `","method":"ping"}` + "\n")
+		}
+		p.send(`[{"jsonrpc":"2.0","id":"inbatch","method":"ping"}]` + "\n" + `{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept"}}` + "\n")
+		if out := p.end(t); !strings.Contains(out, `deleted a.txt`) || !strings.Contains(out, `"inbatch"`) {
+			t.Errorf("the answer after the batch was not read: %s", clip(out, 600))
+		}
+	})
+}
+
+// writerFunc is a writer that is a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
