@@ -961,7 +961,7 @@ func (s *server) runInline(c *call, in arguments) bool {
 		}
 		c.own(in)
 		if s.waiting, s.waitCost, c.place = s.waiting+1, s.waitCost+cost, s.written+len(s.owed); s.calls[c.id.key()] == nil {
-			s.calls[c.id.key()] = c // a cancel ends the call running of an id first
+			s.calls[c.id.key()] = c // a cancel ends the call of an id read first
 		}
 		if s.direct { // the pen, and what the loop wrote with it, which the next drain writes
 			s.pen = false
@@ -1058,7 +1058,9 @@ func (s *server) handOff(c *call) {
 func (s *server) detach(c *call) {
 	c.place, c.started = s.written+len(s.owed), true
 	s.owed = append(s.owed, slot{kind: 'r', call: c})
-	s.running, s.cost, s.calls[c.id.key()] = s.running+1, s.cost+c.cost(), c
+	if s.running, s.cost = s.running+1, s.cost+c.cost(); s.calls[c.id.key()] == nil {
+		s.calls[c.id.key()] = c // a cancel ends the call of an id read first
+	}
 	if s.direct {
 		s.pen = false
 	}

@@ -158,11 +158,13 @@ func (in arguments) link(uri, name, mimeType string) {
 }
 
 // embed adds the contents of a resource, uri, of mimeType ("" for none):
-// an embedded resource item, its text. embedBytes adds bytes, base64.
+// an embedded resource item, its text.
 func (in arguments) embed(uri, mimeType, text string) {
 	in.embedded(uri, mimeType, member{"text", text})
 }
 
+// embedBytes adds the contents of a resource as embed does: bytes,
+// written base64 as its blob.
 func (in arguments) embedBytes(uri, mimeType string, data []byte) {
 	in.embedded(uri, mimeType, member{"blob", base64.StdEncoding.EncodeToString(data)})
 }
