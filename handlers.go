@@ -550,29 +550,7 @@ func writeJSON(w *bufio.Writer, v any) {
 	case value:
 		writeValue(w, v)
 	case *toolResult:
-		if m := v.extras; m != nil { // rare: made as an obj
-			content := append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)
-			if m.noText {
-				content = m.items[:len(m.items):len(m.items)]
-			}
-			result := obj{{"content", content}, {"isError", v.isError}}
-			if m.structured != nil {
-				result = slices.Insert(result, 1, member{"structuredContent", m.structured})
-			}
-			if v.modern {
-				result = slices.Insert(result, 0, member{"resultType", "complete"})
-			}
-			writeJSON(w, result)
-			break
-		}
-		if w.WriteByte('{'); v.modern {
-			w.WriteString(`"resultType":"complete",`)
-		}
-		w.WriteString(`"content":[{"type":"text","text":`)
-		writeString(w, v.text)
-		w.WriteString(`}],"isError":`)
-		w.WriteString(strconv.FormatBool(v.isError))
-		w.WriteByte('}')
+		writeToolResult(w, v)
 	case obj:
 		w.WriteByte('{')
 		comma := false
@@ -597,6 +575,34 @@ func writeJSON(w *bufio.Writer, v any) {
 	default:
 		panic(fmt.Sprintf("writeJSON: a %T", v))
 	}
+}
+
+// writeToolResult writes a tools/call result (see toolResult): one of
+// text alone without making an obj, which would allocate for each call.
+func writeToolResult(w *bufio.Writer, v *toolResult) {
+	if m := v.extras; m != nil { // rare: made as an obj
+		content := append([]any{obj{{"type", "text"}, {"text", v.text}}}, m.items...)
+		if m.noText {
+			content = m.items[:len(m.items):len(m.items)]
+		}
+		result := obj{{"content", content}, {"isError", v.isError}}
+		if m.structured != nil {
+			result = slices.Insert(result, 1, member{"structuredContent", m.structured})
+		}
+		if v.modern {
+			result = slices.Insert(result, 0, member{"resultType", "complete"})
+		}
+		writeJSON(w, result)
+		return
+	}
+	if w.WriteByte('{'); v.modern {
+		w.WriteString(`"resultType":"complete",`)
+	}
+	w.WriteString(`"content":[{"type":"text","text":`)
+	writeString(w, v.text)
+	w.WriteString(`}],"isError":`)
+	w.WriteString(strconv.FormatBool(v.isError))
+	w.WriteByte('}')
 }
 
 // writeList writes a list as a JSON array.
