@@ -329,7 +329,8 @@ var contentRules = map[string][]string{"text": {"text"}, "image": {"data", "mime
 	"resource_link": {"name", "uri"}, "resource": {"resource"}}
 
 // schemaFault says what the result of method lacks by schemaRules for
-// version, or "".
+// version, or "": of resources/read and tools/call, and of
+// completion/complete and initialize, whose shapes it checks itself.
 func schemaFault(version, method string, result map[string]any) string {
 	rules, ok := schemaRules[version]
 	switch {
@@ -364,6 +365,20 @@ func schemaFault(version, method string, result map[string]any) string {
 					return fmt.Sprintf("a %s item without %s", item["type"], m)
 				}
 			}
+		}
+	case method == "completion/complete": // CompleteResult, the same in every version but 2026-07-28's resultType
+		c, _ := result["completion"].(map[string]any)
+		values, _ := c["values"].([]any)
+		_, total := c["total"].(float64)
+		_, more := c["hasMore"].(bool)
+		if values == nil || len(values) > 100 || slices.ContainsFunc(values, func(v any) bool { _, ok := v.(string); return !ok }) || !total || !more ||
+			len(result) != map[bool]int{false: 1, true: 2}[version == modernVersion] {
+			return "not a completion of up to 100 strings, with total and hasMore"
+		}
+	case method == "initialize":
+		caps, _ := result["capabilities"].(map[string]any)
+		if _, completions := caps["completions"]; completions && version == "2024-11-05" {
+			return "completions declared in 2024-11-05, which has no such capability"
 		}
 	}
 	return ""
