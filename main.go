@@ -180,6 +180,7 @@ type server struct {
 	unwritten int                  // bytes in ready and later
 	notes     int                  // progress notifications in them (see report)
 	running   int                  // calls running,
+	long      int                  // of which handed off (see tick), running long,
 	cost      int                  // their lines' bytes in all,
 	waiting   int                  // and calls waiting their turn in owed (see startWaiting),
 	waitCost  int                  // their lines' bytes in all
@@ -797,6 +798,7 @@ type call struct {
 	started  bool      // under the server's mu: it runs or ran, and holds no place in owed
 	canAsk   bool      // the client can ask the person,
 	oldForms bool      // in 2025-06-18's forms (see schema)
+	long     bool      // under the server's mu: it was handed off, running long
 
 	mu         sync.Mutex // guards what follows, and x's questions
 	cx         *callCtx   // its context, made on first use (see context)
@@ -970,10 +972,11 @@ func (s *server) runInline(c *call, in arguments) bool {
 		s.mu.Unlock()
 		return true
 	}
-	if s.running > 0 { // behind a call that runs long, another may: off the loop at once
+	if s.long > 0 { // behind a call that runs long, another may: off the loop at once
 		s.detach(c)
 		s.mu.Unlock()
-		go func() { result, err := s.run(c, in); s.finish(c, result, err) }()
+		c.extra().in = in // not a closure's: in would be allocated for every call
+		go s.runOff(c)
 		s.drain()
 		return true
 	}
@@ -1047,6 +1050,7 @@ func (s *server) handOff(c *call) {
 		return // it returned, or was handed off already
 	}
 	s.detach(c)
+	c.long, s.long = true, s.long+1
 	s.mu.Unlock()
 	go s.loop()
 	s.drain()
@@ -1109,7 +1113,9 @@ func (s *server) finish(c *call, result any, err *rpcError) {
 		x.size = size(func(w *bufio.Writer) { writeReply(w, c.id, result, err) })
 		s.mu.Lock()
 	}
-	s.running, s.cost = s.running-1, s.cost-c.cost()
+	if s.running, s.cost = s.running-1, s.cost-c.cost(); c.long {
+		s.long--
+	}
 	if key := c.id.key(); s.calls[key] == c {
 		delete(s.calls, key)
 	}
@@ -1126,6 +1132,12 @@ func (s *server) finish(c *call, result any, err *rpcError) {
 	s.mu.Unlock()
 	s.drain()
 	s.logged(c.method(), c.id, c.start(), decide(result, err))
+}
+
+// runOff runs c, with the arguments it keeps, on a goroutine of its own.
+func (s *server) runOff(c *call) {
+	result, err := s.run(c, c.x.in)
+	s.finish(c, result, err)
 }
 
 // size returns how long what write writes is, written nowhere.
@@ -1158,7 +1170,7 @@ func (s *server) startWaiting() {
 			return
 		}
 		s.waiting, s.waitCost, s.running, s.cost, c.started = s.waiting-1, s.waitCost-c.cost(), s.running+1, s.cost+c.cost(), true
-		go func() { result, err := s.run(c, c.x.in); s.finish(c, result, err) }()
+		go s.runOff(c)
 	}
 }
 
