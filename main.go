@@ -947,9 +947,9 @@ func (c *call) method() string {
 }
 
 // runInline runs c, a call the loop answers now, on the loop's goroutine
-// if it may run now; on one of its own while calls run off the loop, as
-// one behind a call that runs long may too; else it waits its turn (see
-// startWaiting). It reports false if the loop was handed off while c
+// if it may run now; on one of its own while a call handed off runs (see
+// handOff), as one behind a call that runs long may too; else it waits
+// its turn (see startWaiting). It reports false if the loop was handed off while c
 // ran: this goroutine has finished c then, and is the loop's no more.
 func (s *server) runInline(c *call, in arguments) bool {
 	cost := c.cost()
