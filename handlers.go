@@ -470,8 +470,8 @@ type member struct {
 }
 
 // toolResult is a tools/call result: a tool's text, whether it reports an
-// error, and what more it has, in the request's shape. writeJSON writes
-// one of text alone as {"content":[{"type":"text","text":TEXT}],
+// error, and what more it has, in the request's shape. writeToolResult
+// writes one of text alone as {"content":[{"type":"text","text":TEXT}],
 // "isError":BOOL}, with "resultType":"complete" first in 2026-07-28,
 // without making that obj, which would allocate for each call.
 type toolResult struct {

@@ -475,8 +475,8 @@ var errBusy = &rpcError{code: codeBusy, message: "Server busy", data: "the repli
 
 // busy reports whether owed holds maxHeld: a request is then refused
 // with errBusy, written at once, out of its turn, so that mcp holds no
-// more and reads on: a cancel acts, an answer is taken. Its log says so
-// once a pause.
+// more and reads on: a cancel acts, an answer is taken. The request's log
+// line says error -32010.
 func (s *server) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

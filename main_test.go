@@ -437,6 +437,34 @@ func TestReadingNeverStops(t *testing.T) {
 	}
 }
 
+// TestErrorsWhileBusy: behind a call whose tool asks the person, 300,000
+// lines that are not JSON each get their Parse error; past the README's
+// bound owed, those are written at once, as a refusal is, not held: so
+// some come before the call's reply, which the answer sent after them
+// brings, and every line gets one.
+func TestErrorsWhileBusy(t *testing.T) {
+	t.Parallel()
+	in, want := readFixture(t, "testdata/ask/legacy_signal") // its initialize, and its question of the delete tool
+	const n = 300000
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), catalogueEnv+"=ask", "GORACE=atexit_sleep_ms=0")
+	c := startCommand(t, cmd)
+	io.WriteString(c.stdin, strings.SplitAfter(string(in), "\n")[0]+callLine("2", "delete", `{"paths":["a.txt","b.txt"]}`)+"\n")
+	c.readUntil(t, strings.SplitAfter(string(want), "\n")[1]) // the question
+	go func() {
+		io.WriteString(c.stdin, strings.Repeat("x\n", n)+`{"jsonrpc":"2.0","id":"ask-1","result":{"action":"accept"}}`+"\n")
+		c.stdin.Close()
+	}()
+	out, st := c.finish(t)
+	replies := strings.SplitAfter(string(out), "\n")
+	at := slices.Index(replies, textReply("2", "deleted a.txt, b.txt"))
+	parseError := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"
+	if st.ExitCode() != 0 || at < 1 || len(replies) != n+2 || strings.Count(string(out), parseError) != n {
+		t.Fatalf("exit %v; %d lines, %d Parse errors, the call's reply at %d; want %d, %d, and it after some errors",
+			st, len(replies)-1, strings.Count(string(out), parseError), at, n+1, n)
+	}
+}
+
 // TestAskHugeAnswer: an answer of 12 MiB, a name far over its 20
 // characters, gets its fault, and keeps mcp under the README's bound for
 // its line, as every line does (TestMemoryBound).

@@ -47,10 +47,7 @@ var resources = []resource{
 func resourceLists(rs []resource) (list, templates []any, reads []map[bool]any) {
 	list, templates = []any{}, []any{}
 	for _, r := range rs {
-		entry := obj{{"uri", r.uri}, {"name", r.name}, {"mimeType", r.mimeType}}
-		if r.mimeType == "" {
-			entry = entry[:2]
-		}
+		entry := obj{{"uri", r.uri}, {"name", r.name}, {"mimeType", unlessEmpty(r.mimeType)}}
 		if isTemplate(r.uri) {
 			templates = append(templates, append(obj{{"uriTemplate", r.uri}}, entry[1:]...))
 		} else {
@@ -69,12 +66,9 @@ func resourceLists(rs []resource) (list, templates []any, reads []map[bool]any) 
 // contents is a resources/read result: data, the text or bytes read of
 // uri, as r's contents.
 func contents(r resource, uri, data string) obj {
-	item := obj{{"uri", uri}, {"mimeType", r.mimeType}, {"text", data}}
-	if r.mimeType == "" {
-		item = slices.Delete(item, 1, 2)
-	}
+	item := obj{{"uri", uri}, {"mimeType", unlessEmpty(r.mimeType)}, {"text", data}}
 	if r.blob {
-		item[len(item)-1] = member{"blob", base64.StdEncoding.EncodeToString([]byte(data))}
+		item[2] = member{"blob", base64.StdEncoding.EncodeToString([]byte(data))}
 	}
 	return obj{{"contents", []any{item}}}
 }
@@ -235,12 +229,13 @@ func handleComplete(s *server, req *request) decision {
 	i := slices.IndexFunc(resources, func(r resource) bool { return r.uri == uri && isTemplate(uri) })
 	if i < 0 {
 		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown resource template: " + uri})
-	} else if !slices.Contains(variables(uri), name.text()) {
+	}
+	vars, names := map[string]string{}, variables(uri)
+	if !slices.Contains(names, name.text()) {
 		return decide(nil, &rpcError{code: codeInvalidParams, message: "Unknown variable of " + uri + ": " + name.text()})
 	}
-	vars := map[string]string{}
 	for k, v := range given.items() {
-		if k.text() != name.text() && slices.Contains(variables(uri), k.text()) {
+		if k.text() != name.text() && slices.Contains(names, k.text()) {
 			vars[k.text()] = v.text()
 		}
 	}

@@ -102,7 +102,7 @@ type arguments struct {
 	args  []arg
 	first [4]value // by args: the value given, checked, or none; in the
 	more  []value  // struct, so that a call of up to 4 allocates nothing
-	call  *call    // the call, which output, attach, progress and ask act on; none in an answer
+	call  *call    // the call, which output, attach, link, embed, progress and ask act on; none in an answer
 }
 
 // output sets the field name of the tool's structured result to v, of the
@@ -282,13 +282,14 @@ var (
 )
 
 // ask asks the person, through the client, message and a form of fields,
-// declared as arguments are, of the kinds a form holds: string, number,
-// integer, boolean, and a string with choices. On accept it returns the
-// answer, checked against the fields (a fault is an error the model can
-// read) and read as arguments are; else errDeclined or errDismissed; or
-// errCannotAsk at once, if the client did not declare that it can (or the
-// call is in a batch), or later, if it answers with an error, its input
-// ends or reading pauses; or ctx's cause, once ctx ends (errStopped on a
+// declared as arguments are, of the kinds a form holds: string (with
+// choices, titles or a format), number, integer, boolean, and strings
+// with choices. On accept it returns the answer, checked against the
+// fields (a fault is an error the model can read) and read as arguments
+// are; else errDeclined or errDismissed; or errCannotAsk at once, if the
+// client did not declare that it can (or the call is in a batch, or a
+// 2025-06-18 form cannot hold a field), or later, if it answers with an
+// error or its input ends; or ctx's cause, once ctx ends (errStopped on a
 // signal, errReturned once run has returned). In a legacy session it
 // waits for the answer. In 2026-07-28 the call's result becomes the question, whatever
 // run returns, and ask returns errInputRequired: the client calls again,
@@ -927,10 +928,7 @@ var annotations = []string{"readOnlyHint", "destructiveHint", "idempotentHint", 
 func toolList(tools []tool) []any {
 	list := []any{}
 	for _, t := range tools {
-		entry, hints := obj{{"name", t.name}}, obj{}
-		if t.title != "" {
-			entry = append(entry, member{"title", t.title})
-		}
+		entry, hints := obj{{"name", t.name}, {"title", unlessEmpty(t.title)}}, obj{}
 		entry = append(entry, member{"description", t.description}, member{"inputSchema", schema(t.args, false)})
 		if t.output != nil {
 			entry = append(entry, member{"outputSchema", schema(t.output, false)})
